@@ -1,0 +1,108 @@
+"""tensorlab: PyTorch's tensor semantics on numpy, made visible.
+
+``import tensorlab as torch`` runs the taught subset of PyTorch unchanged: the same values, dtypes,
+shapes, strides, storage offsets, sharing of storage, and exceptions. This module imports only
+numpy; figures (``tensorlab.viz``), widgets and grading import their heavy dependencies lazily.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+
+from . import _dtype
+from . import _ops as _ops
+from ._dtype import (
+    bool_ as bool,
+)
+from ._dtype import dtype as dtype
+from ._dtype import (
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    set_default_dtype,
+    uint8,
+)
+from ._ops.copies import cat, concat, concatenate, hstack, stack, vstack
+from ._ops.creation import (
+    Generator,
+    arange,
+    as_tensor,
+    asarray,
+    default_generator,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    initial_seed,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from ._storage import UntypedStorage
+from ._tensor import MODULE_FUNCTIONS as _MODULE_FUNCTIONS
+from ._tensor import Size, Tensor, is_tensor
+
+__version__ = "0.1.0"
+
+half = float16
+float = float32
+double = float64
+short = int16
+int = int32
+long = int64
+
+
+def result_type(tensor1, tensor2) -> dtype:
+    """The dtype ``tensor1 op tensor2`` would have (tensors or Python scalars)."""
+    return _dtype.result_type(tensor1, tensor2)
+
+
+def is_floating_point(input: Tensor) -> _builtins.bool:
+    return input.is_floating_point()
+
+
+def numel(input: Tensor) -> _builtins.int:
+    return input.numel()
+
+
+def _method_function(name: str):
+    def fn(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            raise TypeError(
+                f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+            )
+        return getattr(input, name)(*args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``tensorlab.{name}(input, ...)`` is ``input.{name}(...)``."
+    return fn
+
+
+for _name in (
+    "reshape flatten unflatten squeeze unsqueeze transpose swapaxes swapdims t permute movedim "
+    "moveaxis narrow select unbind chunk split tensor_split clone detach broadcast_to"
+).split():
+    globals()[_name] = _method_function(_name)
+
+for _name, _fn in _MODULE_FUNCTIONS.items():
+    globals().setdefault(_name, _fn)
+
+del _name, _fn

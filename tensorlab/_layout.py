@@ -1,0 +1,323 @@
+"""Pure arithmetic on tensor layouts: (shape, stride, storage_offset).
+
+Nothing here touches memory or imports another tensorlab module. Every view op in
+``tensorlab`` is "compute a new layout with one of these functions, keep the storage".
+Strides are counted in elements, as PyTorch counts them.
+
+The rules follow PyTorch 2.13 (``c10/core/Contiguity.h`` and ``aten/src/ATen/TensorUtils.cpp``,
+mirrored in ``torch/_prims_common/__init__.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+Shape = tuple[int, ...]
+Stride = tuple[int, ...]
+
+
+def _fmt(shape: Sequence[int]) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def numel(shape: Sequence[int]) -> int:
+    """Number of elements of a tensor of this shape (1 for a 0-dim tensor)."""
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def contiguous_strides(shape: Sequence[int]) -> Stride:
+    """Row-major strides PyTorch gives a fresh tensor.
+
+    Size-1 and size-0 dims are treated as size 1 when multiplying, so
+    ``contiguous_strides((4, 1, 5)) == (5, 5, 1)`` and ``contiguous_strides((2, 0, 3)) == (3, 3, 1)``.
+    """
+    strides = [0] * len(shape)
+    acc = 1
+    for d in range(len(shape) - 1, -1, -1):
+        strides[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def is_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
+    """PyTorch's contiguity: row-major order, ignoring dims of size 1; empty tensors are contiguous."""
+    if numel(shape) == 0:
+        return True
+    expected = 1
+    for size, st in zip(reversed(shape), reversed(stride)):
+        if size == 1:
+            continue
+        if st != expected:
+            return False
+        expected *= size
+    return True
+
+
+def non_contiguous_dims(shape: Sequence[int], stride: Sequence[int]) -> list[int]:
+    """The dims whose stride differs from what a contiguous tensor would need (size-1 dims ignored)."""
+    bad = []
+    expected = 1
+    for d in range(len(shape) - 1, -1, -1):
+        if shape[d] == 1:
+            continue
+        if stride[d] != expected:
+            bad.append(d)
+        expected *= shape[d]
+    return sorted(bad)
+
+
+def wrap_dim(dim: int, ndim: int, *, scalar_ok: bool = True) -> int:
+    """Turn a possibly negative ``dim`` into an index in ``range(ndim)``.
+
+    A 0-dim tensor accepts dims -1 and 0 (as PyTorch does). Raises ``IndexError`` with PyTorch's text.
+    """
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"dim must be an int, not {type(dim).__name__}")
+    rank = ndim
+    if rank <= 0:
+        if not scalar_ok:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        rank = 1
+    lo, hi = -rank, rank - 1
+    if dim < lo or dim > hi:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
+        )
+    return dim + rank if dim < 0 else dim
+
+
+def wrap_dims(dims: Iterable[int], ndim: int) -> tuple[int, ...]:
+    """``wrap_dim`` for several dims; a repeated dim raises ``RuntimeError`` like PyTorch."""
+    out = []
+    for d in dims:
+        w = wrap_dim(d, ndim)
+        if w in out:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        out.append(w)
+    return tuple(out)
+
+
+def infer_size(shape: Sequence[int], total: int) -> Shape:
+    """Resolve a single ``-1`` in ``shape`` so the product equals ``total`` (PyTorch's ``infer_size``)."""
+    shape = tuple(int(s) for s in shape)
+    infer = None
+    known = 1
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s >= 0:
+            known *= s
+        else:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {_fmt(shape)}")
+    shown = "[" + ", ".join(str(s) for s in shape) + "]"
+    if infer is None:
+        if known != total:
+            raise RuntimeError(f"shape '{shown}' is invalid for input of size {total}")
+        return shape
+    if known == 0 or total % known != 0:
+        if known == 0:
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {shown} because the "
+                "unspecified dimension size -1 can be any value and is ambiguous"
+            )
+        raise RuntimeError(f"shape '{shown}' is invalid for input of size {total}")
+    out = list(shape)
+    out[infer] = total // known
+    return tuple(out)
+
+
+def view_strides(
+    old_shape: Sequence[int], old_stride: Sequence[int], new_shape: Sequence[int]
+) -> Stride | None:
+    """Strides that let ``new_shape`` view memory laid out as (old_shape, old_stride), or ``None``.
+
+    PyTorch's ``computeStride``: walk the old dims from the right in *chunks* of dims that are
+    contiguous with each other; each chunk must be covered exactly by a run of new dims.
+    """
+    old_shape, old_stride, new_shape = tuple(old_shape), tuple(old_stride), tuple(new_shape)
+    if len(old_shape) == 0:
+        return (1,) * len(new_shape)
+    total = numel(old_shape)
+    if total == 0 and old_shape == new_shape:
+        return old_stride
+    new_stride = [0] * len(new_shape)
+    if total == 0:
+        for d in range(len(new_shape) - 1, -1, -1):
+            if d == len(new_shape) - 1:
+                new_stride[d] = 1
+            else:
+                new_stride[d] = max(new_shape[d + 1], 1) * new_stride[d + 1]
+        return tuple(new_stride)
+
+    view_d = len(new_shape) - 1
+    chunk_base_stride = old_stride[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        chunk_ends = tensor_d == 0 or (
+            old_shape[tensor_d - 1] != 1
+            and old_stride[tensor_d - 1] != tensor_numel * chunk_base_stride
+        )
+        if chunk_ends:
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_stride[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = old_stride[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_stride)
+
+
+def contiguous_chunks(shape: Sequence[int], stride: Sequence[int]) -> list[list[int]]:
+    """Group dims into the runs that ``view_strides`` treats as one block of memory (left to right).
+
+    Size-1 dims join the chunk to their right. Used by ``explain_view`` to say *why* a view fails.
+    """
+    if not shape:
+        return []
+    chunks: list[list[int]] = []
+    current = [len(shape) - 1]
+    tensor_numel = shape[-1]
+    base = stride[-1]
+    for d in range(len(shape) - 2, -1, -1):
+        if shape[d] == 1 or stride[d] == tensor_numel * base:
+            current.insert(0, d)
+            tensor_numel *= shape[d]
+        else:
+            chunks.insert(0, current)
+            current = [d]
+            tensor_numel = shape[d]
+            base = stride[d]
+    chunks.insert(0, current)
+    return chunks
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> Shape:
+    """Broadcast shapes right-aligned; raises PyTorch's ``RuntimeError`` when two sizes clash."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for shape in shapes:
+        for i, size in enumerate(shape):
+            j = ndim - len(shape) + i
+            if out[j] == 1:
+                out[j] = size
+            elif size != 1 and size != out[j]:
+                raise RuntimeError(
+                    f"The size of tensor a ({out[j]}) must match the size of tensor b ({size}) "
+                    f"at non-singleton dimension {j}"
+                )
+    return tuple(out)
+
+
+def expand_layout(
+    shape: Sequence[int], stride: Sequence[int], new_shape: Sequence[int]
+) -> tuple[Shape, Stride]:
+    """Layout of ``expand(new_shape)``: new or stretched size-1 dims get stride 0; ``-1`` keeps a size."""
+    new_shape = tuple(int(s) for s in new_shape)
+    if len(new_shape) < len(shape):
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{[{', '.join(map(str, shape))}]}}, size=[{', '.join(map(str, new_shape))}]): "
+            "the number of sizes provided ("
+            f"{len(new_shape)}) must be greater or equal to the number of dimensions in the tensor ({len(shape)})"
+        )
+    lead = len(new_shape) - len(shape)
+    out_shape, out_stride = [], []
+    for i, target in enumerate(new_shape):
+        if i < lead:
+            if target < 0:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({target}) isn't allowed in a leading, "
+                    "non-existing dimension " + str(i)
+                )
+            out_shape.append(target)
+            out_stride.append(0)
+            continue
+        size, st = shape[i - lead], stride[i - lead]
+        if target == -1:
+            target = size
+        if size == target:
+            out_shape.append(size)
+            out_stride.append(st)
+        elif size == 1:
+            if target < 0:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({target}) must match the existing size "
+                    f"({size}) at non-singleton dimension {i}.  Target sizes: "
+                    f"[{', '.join(map(str, new_shape))}].  Tensor sizes: [{', '.join(map(str, shape))}]"
+                )
+            out_shape.append(target)
+            out_stride.append(0)
+        else:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target}) must match the existing size ({size}) "
+                f"at non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, new_shape))}].  "
+                f"Tensor sizes: [{', '.join(map(str, shape))}]"
+            )
+    return tuple(out_shape), tuple(out_stride)
+
+
+def unsqueeze_layout(shape: Sequence[int], stride: Sequence[int], dim: int) -> tuple[Shape, Stride]:
+    """Insert a size-1 dim at ``dim`` (already wrapped into ``range(ndim + 1)``)."""
+    new_stride = 1 if dim >= len(shape) else shape[dim] * stride[dim]
+    return (
+        tuple(shape[:dim]) + (1,) + tuple(shape[dim:]),
+        tuple(stride[:dim]) + (new_stride,) + tuple(stride[dim:]),
+    )
+
+
+def permute_layout(
+    shape: Sequence[int], stride: Sequence[int], order: Sequence[int]
+) -> tuple[Shape, Stride]:
+    """Reorder dims: new dim ``i`` is old dim ``order[i]``."""
+    return tuple(shape[d] for d in order), tuple(stride[d] for d in order)
+
+
+def slice_layout(size: int, stride: int, start, stop, step) -> tuple[int, int, int]:
+    """Basic slice of one dim -> (new size, new stride, offset added). Clamps like Python/PyTorch."""
+    if step is None:
+        step = 1
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    start = 0 if start is None else start
+    stop = size if stop is None else stop
+    if start < 0:
+        start += size
+    if stop < 0:
+        stop += size
+    start = min(max(start, 0), size)
+    stop = min(max(stop, start), size)
+    length = (stop - start + step - 1) // step
+    return length, stride * step, start * stride
+
+
+def storage_span(shape: Sequence[int], stride: Sequence[int], offset: int) -> tuple[int, int]:
+    """(lowest, highest + 1) storage positions the layout touches; (offset, offset) when empty."""
+    if numel(shape) == 0:
+        return offset, offset
+    lo = hi = offset
+    for size, st in zip(shape, stride):
+        if st >= 0:
+            hi += (size - 1) * st
+        else:
+            lo += (size - 1) * st
+    return lo, hi + 1
+
+
+def element_offsets(shape: Sequence[int], stride: Sequence[int], offset: int) -> list[int]:
+    """Storage position of every element, in row-major (logical) order: offset + sum(index * stride)."""
+    positions = [offset]
+    for size, st in zip(shape, stride):
+        positions = [p + i * st for p in positions for i in range(size)]
+    return positions if numel(shape) else []

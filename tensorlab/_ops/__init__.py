@@ -1,0 +1,3 @@
+"""Ops that attach themselves to ``Tensor`` (and to the ``tensorlab`` namespace) when imported."""
+
+from . import copies, creation, indexing  # noqa: F401

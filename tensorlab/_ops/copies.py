@@ -1,0 +1,166 @@
+"""Ops that always build new storage: flip, repeat, repeat_interleave, tile, cat, stack."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .. import _layout as L
+from .._tensor import Tensor, _as_shape, tensor_method
+
+
+@tensor_method("flip")
+def flip(input: Tensor, *dims) -> Tensor:
+    """Reverse the order along ``dims``. A copy: tensorlab (like PyTorch) has no negative strides."""
+    dims = L.wrap_dims(_as_shape(dims, "dims"), input.ndim)
+    return Tensor._from_array(np.flip(input._np(), axis=dims) if dims else input._np(), input.dtype)
+
+
+@tensor_method("fliplr")
+def fliplr(input: Tensor) -> Tensor:
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, 1)
+
+
+@tensor_method("flipud")
+def flipud(input: Tensor) -> Tensor:
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, 0)
+
+
+@tensor_method("repeat", function=False)
+def repeat(input: Tensor, *sizes) -> Tensor:
+    """Tile the *whole* tensor ``sizes[i]`` times along each dim (numpy's ``tile``, not ``repeat``)."""
+    sizes = _as_shape(sizes, "repeats")
+    if len(sizes) < input.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+        )
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(
+            f"Trying to create tensor with negative dimension {min(sizes)}: {L._fmt(sizes)}"
+        )
+    src = input._np().reshape((1,) * (len(sizes) - input.ndim) + input.shape)
+    return Tensor._from_array(np.tile(src, sizes), input.dtype)
+
+
+@tensor_method("tile")
+def tile(input: Tensor, *dims) -> Tensor:
+    """``repeat`` that accepts fewer dims than the tensor has (leading ones are assumed)."""
+    dims = _as_shape(dims, "dims")
+    dims = (1,) * (input.ndim - len(dims)) + dims
+    return repeat(input, dims)
+
+
+@tensor_method("repeat_interleave")
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Tensor:
+    """Repeat each *element* ``repeats`` times (numpy's ``repeat``), flattening when ``dim`` is None.
+
+    ``repeat_interleave(counts)`` with only an int tensor gives ``[0]*counts[0] + [1]*counts[1] ...``.
+    """
+    if repeats is None:
+        counts = input._np()
+        if input.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if counts.size and counts.min() < 0:
+            raise RuntimeError("repeats can not be negative")
+        return Tensor._from_array(np.repeat(np.arange(counts.size), counts), D.int64)
+    src = input._np()
+    if dim is None:
+        src = src.reshape(-1)
+        d = 0
+    else:
+        d = L.wrap_dim(dim, input.ndim)
+        if input.ndim == 0:
+            src = src.reshape(1)
+    if isinstance(repeats, Tensor):
+        if repeats.dtype.is_floating_point:
+            raise RuntimeError("repeats has to be Long or Int tensor")
+        if repeats.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        reps = repeats._np().reshape(-1)
+        if reps.size == 1:
+            reps = int(reps[0])
+        elif reps.size != src.shape[d]:
+            raise RuntimeError(
+                "repeats must have the same size as input along dim, but got repeats.size(0) = "
+                f"{reps.size} and input.size({d}) = {src.shape[d]}"
+            )
+    else:
+        reps = int(repeats)
+    if np.any(np.asarray(reps) < 0):
+        raise RuntimeError("repeats can not be negative")
+    return Tensor._from_array(np.repeat(src, reps, axis=d), input.dtype)
+
+
+def _tensors_arg(tensors, name: str) -> list[Tensor]:
+    if isinstance(tensors, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor"
+        )
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError(f"torch.{name}(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
+    return tensors
+
+
+def cat(tensors, dim: int = 0) -> Tensor:
+    """Join tensors along an existing dim (a copy; dtypes are promoted)."""
+    tensors = _tensors_arg(tensors, "cat")
+    # PyTorch skips legacy empty 1-D tensors of shape (0,)
+    used = [t for t in tensors if not (t.ndim == 1 and t.numel() == 0)] or tensors[:1]
+    ref = used[0]
+    if ref.ndim == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = L.wrap_dim(dim, ref.ndim)
+    dtype = used[0].dtype
+    for t in used[1:]:
+        dtype = D.promote_types(dtype, t.dtype)
+    for t in used:
+        if t.ndim != ref.ndim:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}"
+            )
+        for k in range(ref.ndim):
+            if k != d and t.shape[k] != ref.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref.shape[k]} but got size {t.shape[k]} for tensor number "
+                    f"{tensors.index(t)} in the list."
+                )
+    out = np.concatenate([t._np().astype(dtype.np, copy=False) for t in used], axis=d)
+    return Tensor._from_array(out, dtype)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim: int = 0) -> Tensor:
+    """Join same-shaped tensors along a *new* dim (a copy)."""
+    tensors = _tensors_arg(tensors, "stack")
+    ref = tensors[0]
+    for i, t in enumerate(tensors):
+        if t.shape != ref.shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {L._fmt(ref.shape)} at "
+                f"entry 0 and {L._fmt(t.shape)} at entry {i}"
+            )
+    d = L.wrap_dim(dim, ref.ndim + 1)
+    return cat([t.unsqueeze(d) for t in tensors], d)
+
+
+def hstack(tensors) -> Tensor:
+    tensors = _tensors_arg(tensors, "hstack")
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors) -> Tensor:
+    tensors = _tensors_arg(tensors, "vstack")
+    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)

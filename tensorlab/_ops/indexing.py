@@ -1,0 +1,255 @@
+"""``t[...]`` and ``t[...] = v``.
+
+Basic indexing (ints, slices with step > 0, ``None``, ``...``) only changes the layout: the result
+is a view. Advanced indexing (index tensors, lists, bool masks) gathers elements into new storage:
+the result is a copy, and writing to it never changes the original. ``t[idx] = v`` with advanced
+indices writes straight into the original storage (it is a scatter, not a read).
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import _dtype as D
+from .. import _layout as L
+from .._tensor import Tensor, check_inplace, tensor_method
+
+_INDEX_TYPES = "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices"
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, (builtins.int, np.integer)) and not isinstance(
+        x, (builtins.bool, np.bool_)
+    )
+
+
+def _as_index_array(item, size_hint=None):
+    """An advanced index as a numpy int/bool array, or raise PyTorch's ``IndexError``."""
+    if isinstance(item, Tensor):
+        d = item.dtype
+        if d.is_floating_point or d not in (D.int64, D.int32, D.int16, D.int8, D.uint8, D.bool_):
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        arr = item._np()
+        return arr.astype(bool) if d is D.uint8 else arr
+    arr = np.asarray(item)
+    if arr.dtype == object or arr.dtype.kind not in "biu":
+        if arr.size == 0:
+            return arr.astype(np.int64)
+        kind = "float" if arr.dtype.kind == "f" else type(item).__name__
+        raise IndexError(f"{_INDEX_TYPES} (got {kind})")
+    return arr
+
+
+def _normalize(index) -> tuple:
+    if isinstance(index, tuple):
+        return index
+    return (index,)
+
+
+def _parse(t: Tensor, index):
+    """Apply the basic part of ``index``.
+
+    Returns (view layout as (shape, stride, offset), advanced) where ``advanced`` is a list of
+    (result_dim, numpy index array) for the advanced parts, placed at their dims in the view.
+    """
+    items = _normalize(index)
+    consumed = 0
+    for it in items:
+        if it is None or it is Ellipsis or isinstance(it, (builtins.bool, np.bool_)):
+            continue
+        if isinstance(it, Tensor) and it.dtype in (D.bool_, D.uint8):
+            consumed += max(it.ndim, 1) if it.ndim else 0
+        elif isinstance(it, np.ndarray) and it.dtype == np.bool_:
+            consumed += it.ndim
+        else:
+            consumed += 1
+    if sum(1 for it in items if it is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if consumed > t.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {t.ndim}")
+
+    shape, stride = list(t._shape), list(t._stride)
+    offset = t._offset
+    out_shape: list[int] = []
+    out_stride: list[int] = []
+    advanced: list[tuple[int, np.ndarray]] = []
+    dim = 0  # position in the input
+    for it in items:
+        if it is Ellipsis:
+            n = t.ndim - consumed
+            for _ in range(n):
+                out_shape.append(shape[dim])
+                out_stride.append(stride[dim])
+                dim += 1
+        elif it is None:
+            out_shape.append(1)
+            # like ``unsqueeze`` here: the stride spans the next input dim (1 at the end)
+            out_stride.append(shape[dim] * stride[dim] if dim < t.ndim else 1)
+        elif isinstance(it, (builtins.bool, np.bool_)):
+            # ``t[True]`` adds a dim of size 1, ``t[False]`` one of size 0 (advanced, copies)
+            out_shape.append(1)
+            out_stride.append(0)
+            advanced.append((len(out_shape) - 1, np.array([0] if it else [], dtype=np.int64)))
+        elif _is_int(it) or (
+            isinstance(it, Tensor)
+            and it.ndim == 0
+            and it.dtype in (D.int64, D.int32, D.int16, D.int8)
+        ):
+            i = int(it.item() if isinstance(it, Tensor) else it)
+            size = shape[dim]
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+            offset += (i + size if i < 0 else i) * stride[dim]
+            dim += 1
+        elif isinstance(it, slice):
+            for v in (it.start, it.stop, it.step):
+                if v is not None and not _is_int(v) and not isinstance(v, Tensor):
+                    raise TypeError(
+                        "slice indices must be integers or None or have an __index__ method"
+                    )
+            start, stop, step = (
+                None if v is None else int(v) for v in (it.start, it.stop, it.step)
+            )
+            n, st, off = L.slice_layout(shape[dim], stride[dim], start, stop, step)
+            out_shape.append(n)
+            out_stride.append(st)
+            offset += off
+            dim += 1
+        elif isinstance(it, (Tensor, list, tuple, np.ndarray)):
+            arr = _as_index_array(it)
+            if arr.dtype == np.bool_:
+                covered = shape[dim : dim + arr.ndim]
+                if arr.ndim == 0:
+                    out_shape.append(1)
+                    out_stride.append(0)
+                    advanced.append((len(out_shape) - 1, np.array([0] if arr else [], np.int64)))
+                    continue
+                if tuple(arr.shape) != tuple(covered):
+                    for k, (a, b) in enumerate(zip(arr.shape, covered)):
+                        if a != b:
+                            raise IndexError(
+                                f"The shape of the mask {L._fmt(arr.shape)} at index {k} does not "
+                                f"match the shape of the indexed tensor {L._fmt(t._shape)} at "
+                                f"index {dim + k}"
+                            )
+                for _ in range(arr.ndim):
+                    out_shape.append(shape[dim])
+                    out_stride.append(stride[dim])
+                    dim += 1
+                advanced.append((len(out_shape) - arr.ndim, arr))
+            else:
+                out_shape.append(shape[dim])
+                out_stride.append(stride[dim])
+                advanced.append((len(out_shape) - 1, arr.astype(np.int64, copy=False)))
+                dim += 1
+        else:
+            kind = "float" if isinstance(it, (builtins.float, np.floating)) else type(it).__name__
+            raise IndexError(f"{_INDEX_TYPES} (got {kind})")
+    while dim < t.ndim:
+        out_shape.append(shape[dim])
+        out_stride.append(stride[dim])
+        dim += 1
+    return (tuple(out_shape), tuple(out_stride), offset), advanced
+
+
+def _numpy_index(view_shape, advanced) -> tuple:
+    """Build the numpy index for the advanced part, checking bounds with PyTorch's message."""
+    idx: list = [slice(None)] * len(view_shape)
+    skip = set()
+    for k, (pos, arr) in enumerate(advanced):
+        if arr.dtype == np.bool_:
+            idx[pos] = arr
+            skip.update(range(pos + 1, pos + arr.ndim))
+            continue
+        size = view_shape[pos]
+        if arr.size and (arr.max() >= size or arr.min() < -size):
+            bad = arr[(arr >= size) | (arr < -size)].flat[0]
+            raise IndexError(f"index {bad} is out of bounds for dimension {k} with size {size}")
+        idx[pos] = arr
+    return tuple(x for i, x in enumerate(idx) if i not in skip)
+
+
+@tensor_method("__getitem__", function=False)
+def getitem(self: Tensor, index) -> Tensor:
+    (shape, stride, offset), advanced = _parse(self, index)
+    view = self._view(shape, stride, offset)
+    if not advanced:
+        return view
+    try:
+        arrays = [a for _, a in advanced]
+        np.broadcast_shapes(*[a.shape for a in arrays if a.dtype != np.bool_])
+    except ValueError:
+        shapes = ", ".join(L._fmt(a.shape) for a in arrays)
+        raise IndexError(
+            f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
+        ) from None
+    result = view._np()[_numpy_index(shape, advanced)]
+    return Tensor._from_array(np.ascontiguousarray(result), self.dtype)
+
+
+def _value_array(self: Tensor, value, target_shape, advanced: bool) -> np.ndarray:
+    if isinstance(value, Tensor):
+        arr = value._np()
+    elif isinstance(value, (builtins.bool, builtins.int, builtins.float, np.generic)):
+        return (
+            np.asarray(value).astype(self.dtype.np)
+            if not (self.dtype.is_floating_point is False and isinstance(value, builtins.float))
+            else np.trunc(np.asarray(value)).astype(self.dtype.np)
+        )
+    elif isinstance(value, (list, tuple, np.ndarray)):
+        from .creation import tensor
+
+        arr = tensor(value)._np()
+    else:
+        raise TypeError(f"can't assign a {type(value).__name__} to a {self.type()}")
+    try:
+        # leading size-1 dims of the value may be dropped, as PyTorch does
+        while arr.ndim > len(target_shape) and arr.shape[0] == 1:
+            arr = arr[0]
+        np.broadcast_to(arr, target_shape)
+    except ValueError:
+        if advanced:
+            raise RuntimeError(
+                f"shape mismatch: value tensor of shape {L._fmt(value_shape(value))} cannot be "
+                f"broadcast to indexing result of shape {L._fmt(target_shape)}"
+            ) from None
+        L.expand_layout(arr.shape, (0,) * arr.ndim, target_shape)  # raises PyTorch's message
+        raise
+    if self.dtype.is_floating_point is False and arr.dtype.kind == "f":
+        arr = np.trunc(arr)
+    return arr.astype(self.dtype.np, copy=False)
+
+
+def value_shape(value):
+    return tuple(value.shape) if hasattr(value, "shape") else np.shape(value)
+
+
+@tensor_method("__setitem__", function=False)
+def setitem(self: Tensor, index, value) -> None:
+    check_inplace(self)
+    (shape, stride, offset), advanced = _parse(self, index)
+    view = self._view(shape, stride, offset)
+    if not advanced:
+        arr = _value_array(self, value, shape, advanced=False)
+        if arr.ndim > len(shape):
+            L.expand_layout(arr.shape, (0,) * arr.ndim, shape)
+        dst = view._np()
+        if dst.size:
+            _write(dst, np.broadcast_to(arr, shape))
+        return
+    np_index = _numpy_index(shape, advanced)
+    dst = view._np()
+    target_shape = (
+        np.empty(shape, dtype=np.bool_)[np_index].shape if dst.size else dst[np_index].shape
+    )
+    arr = _value_array(self, value, target_shape, advanced=True)
+    dst[np_index] = arr
+
+
+def _write(dst: np.ndarray, src: np.ndarray) -> None:
+    """Copy ``src`` into ``dst``; when they overlap in memory, go through a temporary copy."""
+    if np.shares_memory(dst, src):
+        src = src.copy()
+    dst[...] = src

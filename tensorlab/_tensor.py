@@ -1,0 +1,672 @@
+"""``Tensor``: metadata (shape, stride, storage offset, dtype) over a shared ``UntypedStorage``.
+
+Every view op below computes a new layout with a pure function of ``_layout`` and returns a new
+``Tensor`` on the *same* storage. Ops that make new data (math, copies) live in ``_ops/`` and attach
+themselves to ``Tensor`` through :func:`tensor_method`.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from . import _dtype as D
+from . import _layout as L
+from ._storage import UntypedStorage, new_storage
+
+# name -> function, for ``tensorlab.<name>`` module-level functions made from methods
+MODULE_FUNCTIONS: dict[str, Callable] = {}
+
+
+def tensor_method(*names: str, function: bool | str = True):
+    """Attach the decorated function to ``Tensor`` under ``names``.
+
+    ``function=True`` also exposes the first name as ``tensorlab.<name>(input, ...)``;
+    a string exposes it under that name instead.
+    """
+
+    def deco(fn):
+        for n in names:
+            setattr(Tensor, n, fn)
+        if function:
+            MODULE_FUNCTIONS[function if isinstance(function, str) else names[0]] = fn
+        return fn
+
+    return deco
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as ``tensorlab.Size([2, 3])``."""
+
+    def __repr__(self) -> str:
+        return f"tensorlab.Size([{', '.join(str(s) for s in self)}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        return L.numel(self)
+
+    def __getitem__(self, item):
+        out = super().__getitem__(item)
+        return Size(out) if isinstance(item, slice) else out
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
+
+def _as_shape(args, what: str = "size") -> tuple[int, ...]:
+    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(Size)`` like PyTorch."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
+        args = tuple(args[0])
+    out = []
+    for a in args:
+        if isinstance(a, Tensor):
+            if a.numel() != 1 or a.dtype.is_floating_point:
+                raise TypeError(f"{what} must be tuple of ints, but found element of type Tensor")
+            a = a.item()
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+            raise TypeError(
+                f"{what} must be tuple of ints, but found element of type {type(a).__name__} "
+                f"at pos {len(out)}"
+            )
+        out.append(int(a))
+    return tuple(out)
+
+
+class Tensor:
+    """A strided view of a storage. Construct tensors with ``tensorlab.tensor`` & co., not directly."""
+
+    __array_priority__ = 1000  # so ``ndarray + Tensor`` defers to Tensor.__radd__
+
+    def __init__(
+        self,
+        storage: UntypedStorage,
+        shape: Sequence[int],
+        stride: Sequence[int],
+        offset: int,
+        dtype: D.dtype,
+        base: Tensor | None = None,
+    ):
+        self._storage = storage
+        self._shape = tuple(shape)
+        self._stride = tuple(stride)
+        self._offset = int(offset)
+        self._dtype = dtype
+        self._base = base  # the tensor this is a view of (the root, never a view itself)
+        self.requires_grad = False
+        self.grad = None
+        self.grad_fn = None
+
+    # ------------------------------------------------------------------ construction helpers
+    @classmethod
+    def _from_array(cls, arr: np.ndarray, dtype: D.dtype | None = None) -> Tensor:
+        """A fresh, contiguous tensor holding a *copy* of ``arr`` (cast to ``dtype``)."""
+        dtype = dtype or D.from_numpy_dtype(arr.dtype)
+        shape = arr.shape
+        n = L.numel(shape)
+        storage = new_storage(n, dtype.np)
+        if n:
+            storage._array.reshape(shape)[...] = arr
+        return cls(storage, shape, L.contiguous_strides(shape), 0, dtype)
+
+    @classmethod
+    def _empty(cls, shape: Sequence[int], dtype: D.dtype) -> Tensor:
+        shape = tuple(shape)
+        return cls(
+            new_storage(L.numel(shape), dtype.np), shape, L.contiguous_strides(shape), 0, dtype
+        )
+
+    def _view(self, shape, stride, offset=None) -> Tensor:
+        """A new tensor on the same storage with another layout (the heart of every view op)."""
+        out = Tensor(
+            self._storage,
+            shape,
+            stride,
+            self._offset if offset is None else offset,
+            self._dtype,
+            base=self._base if self._base is not None else self,
+        )
+        return out
+
+    def _np(self) -> np.ndarray:
+        """The numpy array looking at exactly this tensor's elements (shares memory, writable)."""
+        item = self._dtype.itemsize
+        if L.numel(self._shape) == 0:
+            return np.empty(self._shape, dtype=self._dtype.np)
+        return np.ndarray(
+            self._shape,
+            dtype=self._dtype.np,
+            buffer=self._storage._array,
+            offset=self._offset * item,
+            strides=tuple(s * item for s in self._stride),
+        )
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def shape(self) -> Size:
+        return Size(self._shape)
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[L.wrap_dim(dim, self.ndim, scalar_ok=False)]
+
+    def stride(self, dim: int | None = None):
+        if dim is None:
+            return self._stride
+        return self._stride[L.wrap_dim(dim, self.ndim, scalar_ok=False)]
+
+    def storage_offset(self) -> int:
+        return self._offset
+
+    @property
+    def dtype(self) -> D.dtype:
+        return self._dtype
+
+    @property
+    def device(self) -> str:
+        return "cpu"
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return L.numel(self._shape)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self._dtype.itemsize
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return L.is_contiguous(self._shape, self._stride)
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def untyped_storage(self) -> UntypedStorage:
+        return UntypedStorage(self._storage._array, owner=self._storage)
+
+    def data_ptr(self) -> int:
+        """Address of this tensor's first element: the storage's address + offset * element size."""
+        return self._storage.data_ptr() + self._offset * self._dtype.itemsize
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    def type(self, dtype=None, non_blocking: bool = False, **kwargs):
+        """With no argument: ``'tensorlab.FloatTensor'`` & co. With a dtype or name: a cast."""
+        if dtype is None:
+            return f"tensorlab.{self._dtype._legacy}"
+        if isinstance(dtype, str):
+            key = dtype.split(".")[-1]
+            if key not in D._BY_LEGACY:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = D._BY_LEGACY[key]
+        return self.to(dtype)
+
+    # ------------------------------------------------------------------ data, conversions
+    @property
+    def data(self) -> Tensor:
+        """A tensor on the same storage with the same layout that does not require grad."""
+        return Tensor(self._storage, self._shape, self._stride, self._offset, self._dtype)
+
+    @data.setter
+    def data(self, other: Tensor) -> None:
+        if not isinstance(other, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(other).__name__}")
+        self._storage, self._shape, self._stride = other._storage, other._shape, other._stride
+        self._offset, self._dtype, self._base = other._offset, other._dtype, other._base
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """A numpy array sharing this tensor's memory (writes go both ways)."""
+        if self.requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        return self._np()
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self._np()
+        return arr.astype(dtype) if dtype is not None else arr
+
+    def tolist(self):
+        return self._np().tolist()
+
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"a Tensor with {self.numel()} elements cannot be converted to Scalar"
+            )
+        return self._np().reshape(()).item()
+
+    def _one_value(self, kind):
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return kind(self._np().reshape(()).item())
+
+    def __int__(self) -> int:
+        return self._one_value(int)
+
+    def __float__(self) -> float:
+        return self._one_value(float)
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._np().reshape(()).item())
+
+    def __index__(self) -> int:
+        if self._dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._np().reshape(()).item())
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __reduce__(self):
+        return (_rebuild, (np.array(self._np()), self._dtype.name, self.requires_grad))
+
+    def __deepcopy__(self, memo):
+        out = self.clone()
+        out.requires_grad = self.requires_grad
+        return out
+
+    def __repr__(self) -> str:
+        from ._printing import tensor_repr
+
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self.ndim == 0:
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    # ------------------------------------------------------------------ dtype casts (copies)
+    def to(self, *args, **kwargs) -> Tensor:
+        """``to(dtype)``, ``to('cpu')``, ``to(other_tensor)``; returns ``self`` when nothing changes."""
+        copy = kwargs.pop("copy", False)
+        dtype = kwargs.pop("dtype", None)
+        kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)
+        if kwargs:
+            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, str) or a is None:
+                if a not in (None, "cpu"):
+                    raise RuntimeError(f"tensorlab only has the cpu device, got '{a}'")
+            else:
+                dtype = D.to_dtype(a)
+        dtype = self._dtype if dtype is None else D.to_dtype(dtype)
+        if dtype is self._dtype and not copy:
+            return self
+        return _cast(self, dtype)
+
+    def float(self):
+        return self.to(D.float32)
+
+    def double(self):
+        return self.to(D.float64)
+
+    def half(self):
+        return self.to(D.float16)
+
+    def long(self):
+        return self.to(D.int64)
+
+    def int(self):
+        return self.to(D.int32)
+
+    def short(self):
+        return self.to(D.int16)
+
+    def char(self):
+        return self.to(D.int8)
+
+    def byte(self):
+        return self.to(D.uint8)
+
+    def bool(self):
+        return self.to(D.bool_)
+
+    def cpu(self):
+        return self
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if requires_grad and not self._dtype.is_floating_point:
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
+        self.requires_grad = bool(requires_grad)
+        return self
+
+    # ------------------------------------------------------------------ copies of the whole tensor
+    def clone(self, *, memory_format=None) -> Tensor:
+        """A contiguous copy in fresh storage."""
+        return Tensor._from_array(self._np(), self._dtype)
+
+    def contiguous(self, memory_format=None) -> Tensor:
+        """``self`` if already contiguous, otherwise a contiguous copy."""
+        return self if self.is_contiguous() else self.clone()
+
+    def detach(self) -> Tensor:
+        """Same storage and layout, cut from autograd (a view in PyTorch's sense: shares memory)."""
+        return self.data
+
+    # ------------------------------------------------------------------ views: reshaping
+    def view(self, *shape) -> Tensor:
+        """Same storage, new shape. Raises ``RuntimeError`` when the strides cannot express it."""
+        if len(shape) == 1 and isinstance(shape[0], D.dtype):
+            if shape[0] is self._dtype:
+                return self._view(self._shape, self._stride)
+            raise RuntimeError(
+                "tensorlab does not reinterpret bytes: view(dtype) needs the same dtype"
+            )
+        shape = L.infer_size(_as_shape(shape), self.numel())
+        stride = L.view_strides(self._shape, self._stride, shape)
+        if stride is None:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one "
+                "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+            )
+        return self._view(shape, stride)
+
+    def view_as(self, other: Tensor) -> Tensor:
+        return self.view(other.shape)
+
+    def reshape(self, *shape) -> Tensor:
+        """A view when ``view`` would work, otherwise a contiguous copy (never raises for strides)."""
+        shape = L.infer_size(_as_shape(shape), self.numel())
+        stride = L.view_strides(self._shape, self._stride, shape)
+        if stride is not None:
+            return self._view(shape, stride)
+        return self.clone().view(shape)
+
+    def reshape_as(self, other: Tensor) -> Tensor:
+        return self.reshape(other.shape)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        if self.ndim == 0:
+            return self.reshape(1)
+        s = L.wrap_dim(start_dim, self.ndim)
+        e = L.wrap_dim(end_dim, self.ndim)
+        if s > e:
+            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        if s == e:
+            return self
+        shape = self._shape[:s] + (L.numel(self._shape[s : e + 1]),) + self._shape[e + 1 :]
+        return self.reshape(shape)
+
+    def unflatten(self, dim: int, sizes) -> Tensor:
+        d = L.wrap_dim(dim, self.ndim)
+        sizes = _as_shape((sizes,), "sizes")
+        if len(sizes) == 0:
+            raise RuntimeError("unflatten: sizes must be non-empty")
+        if sizes.count(-1) > 1:
+            raise RuntimeError("only one dimension can be inferred")
+        if -1 in sizes:
+            sizes = L.infer_size(sizes, self._shape[d])
+        elif L.numel(sizes) != self._shape[d]:
+            raise RuntimeError(
+                f"unflatten: Provided sizes {L._fmt(sizes)} don't multiply up to the size of dim "
+                f"{dim} ({self._shape[d]}) in the input tensor"
+            )
+        return self.view(self._shape[:d] + tuple(sizes) + self._shape[d + 1 :])
+
+    # ------------------------------------------------------------------ views: axes
+    def unsqueeze(self, dim: int) -> Tensor:
+        """Insert an axis of size 1 at ``dim`` (``-1`` means after the last axis)."""
+        d = L.wrap_dim(dim, self.ndim + 1)
+        return self._view(*L.unsqueeze_layout(self._shape, self._stride, d))
+
+    def squeeze(self, dim=None) -> Tensor:
+        """Drop size-1 axes: all of them, one ``dim``, or a tuple of dims (others are left alone)."""
+        if dim is None:
+            keep = [i for i, s in enumerate(self._shape) if s != 1]
+        else:
+            dims = L.wrap_dims(dim if isinstance(dim, (tuple, list)) else (dim,), self.ndim)
+            keep = [i for i, s in enumerate(self._shape) if not (i in dims and s == 1)]
+        return self._view(tuple(self._shape[i] for i in keep), tuple(self._stride[i] for i in keep))
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        a, b = L.wrap_dim(dim0, self.ndim), L.wrap_dim(dim1, self.ndim)
+        order = list(range(self.ndim))
+        order[a], order[b] = order[b], order[a]
+        return self._view(*L.permute_layout(self._shape, self._stride, order))
+
+    swapaxes = swapdims = transpose
+
+    def t(self) -> Tensor:
+        if self.ndim > 2:
+            raise RuntimeError(
+                f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D"
+            )
+        return self.transpose(0, 1) if self.ndim == 2 else self._view(self._shape, self._stride)
+
+    @property
+    def T(self) -> Tensor:
+        return self.permute(*range(self.ndim - 1, -1, -1))
+
+    @property
+    def mT(self) -> Tensor:
+        if self.ndim < 2:
+            raise RuntimeError(
+                "tensor.mT is only supported on matrices or batches of matrices. "
+                f"Got {self.ndim}-D tensor."
+            )
+        return self.transpose(-2, -1)
+
+    def permute(self, *dims) -> Tensor:
+        if not dims:
+            raise TypeError('permute() missing 1 required positional arguments: "dims"')
+        dims = _as_shape(dims, "dims")
+        if len(dims) != self.ndim:
+            raise RuntimeError(
+                "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                "length of the desired ordering of dimensions i.e. input.dim() = "
+                f"{self.ndim} is not equal to len(dims) = {len(dims)}"
+            )
+        order = [L.wrap_dim(d, self.ndim) for d in dims]
+        if len(set(order)) != len(order):
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        return self._view(*L.permute_layout(self._shape, self._stride, order))
+
+    def movedim(self, source, destination) -> Tensor:
+        src = source if isinstance(source, (tuple, list)) else (source,)
+        dst = destination if isinstance(destination, (tuple, list)) else (destination,)
+        if len(src) != len(dst):
+            raise RuntimeError(
+                "movedim: Invalid source or destination dims: source "
+                f"({L._fmt(src)} dims) should contain the same number of dims as destination "
+                f"({L._fmt(dst)} dims)"
+            )
+        src = L.wrap_dims(src, self.ndim)
+        dst = L.wrap_dims(dst, self.ndim)
+        order = [-1] * self.ndim
+        for s, d in zip(src, dst):
+            order[d] = s
+        rest = iter(d for d in range(self.ndim) if d not in src)
+        order = [o if o != -1 else next(rest) for o in order]
+        return self._view(*L.permute_layout(self._shape, self._stride, order))
+
+    moveaxis = movedim
+
+    def expand(self, *sizes) -> Tensor:
+        """Broadcast size-1 axes to ``sizes`` with stride 0: no memory is copied."""
+        sizes = _as_shape(sizes)
+        if len(sizes) < self.ndim:
+            raise RuntimeError(
+                f"expand({self.type().replace('tensorlab.', 'torch.')}{{{L._fmt(self._shape)}}}, "
+                f"size={L._fmt(sizes)}): the number of sizes provided ({len(sizes)}) must be "
+                f"greater or equal to the number of dimensions in the tensor ({self.ndim})"
+            )
+        return self._view(*L.expand_layout(self._shape, self._stride, sizes))
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        return self.expand(other.shape)
+
+    def broadcast_to(self, shape) -> Tensor:
+        return self.expand(shape)
+
+    # ------------------------------------------------------------------ views: pieces
+    def narrow(self, dim: int, start: int, length: int) -> Tensor:
+        d = L.wrap_dim(dim, self.ndim, scalar_ok=False)
+        size = self._shape[d]
+        if isinstance(start, Tensor):
+            start = int(start.item())
+        if not -size <= start <= size:
+            raise IndexError(
+                f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+            )
+        if start < 0:
+            start += size
+        if length < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+        if start + length > size:
+            raise RuntimeError(
+                f"start ({start}) + length ({length}) exceeds dimension size ({size})."
+            )
+        shape = list(self._shape)
+        shape[d] = length
+        return self._view(shape, self._stride, self._offset + start * self._stride[d])
+
+    def select(self, dim: int, index: int) -> Tensor:
+        if self.ndim == 0:
+            raise IndexError("select() cannot be applied to a 0-dim tensor.")
+        d = L.wrap_dim(dim, self.ndim)
+        size = self._shape[d]
+        index = int(index)
+        if not -size <= index < size:
+            raise IndexError(
+                f"select(): index {index} out of range for tensor of size "
+                f"{L._fmt(self._shape)} at dimension {d}"
+            )
+        if index < 0:
+            index += size
+        return self._view(
+            self._shape[:d] + self._shape[d + 1 :],
+            self._stride[:d] + self._stride[d + 1 :],
+            self._offset + index * self._stride[d],
+        )
+
+    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
+        d = L.wrap_dim(dim, self.ndim, scalar_ok=False)
+        return tuple(self.select(d, i) for i in range(self._shape[d]))
+
+    def split(self, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
+        d = L.wrap_dim(dim, self.ndim, scalar_ok=False)
+        size = self._shape[d]
+        if isinstance(split_size_or_sections, (list, tuple)):
+            sections = [int(s) for s in split_size_or_sections]
+            if sum(sections) != size or any(s < 0 for s in sections):
+                raise RuntimeError(
+                    f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+                    f"size at dimension {d}), but got split_sizes={L._fmt(sections)}"
+                )
+        else:
+            step = int(split_size_or_sections)
+            if step < 0:
+                raise RuntimeError(
+                    f"split expects split_size be non-negative, but got split_size={step}"
+                )
+            if step == 0:
+                if size != 0:
+                    raise RuntimeError(
+                        "split_size can only be 0 if dimension size is 0, but got dimension size "
+                        f"of {size}"
+                    )
+                return (self._view(self._shape, self._stride),)
+            sections = [min(step, size - i) for i in range(0, size, step)] or [0]
+        out, start = [], 0
+        for n in sections:
+            out.append(self.narrow(d, start, n))
+            start += n
+        return tuple(out)
+
+    def tensor_split(self, sections, dim: int = 0) -> tuple[Tensor, ...]:
+        d = L.wrap_dim(dim, self.ndim, scalar_ok=False)
+        size = self._shape[d]
+        if isinstance(sections, int):
+            q, r = divmod(size, sections)
+            bounds = [i * q + min(i, r) for i in range(sections + 1)]
+        else:
+            bounds = [0] + [min(max(int(i), 0), size) for i in sections] + [size]
+        return tuple(self.narrow(d, a, max(b - a, 0)) for a, b in zip(bounds[:-1], bounds[1:]))
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+        if self.ndim == 0:
+            raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+        if chunks <= 0:
+            raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+        d = L.wrap_dim(dim, self.ndim, scalar_ok=False)
+        size = self._shape[d]
+        step = -(-size // chunks) if size else 0
+        if step == 0:
+            return tuple(self.narrow(d, 0, 0) for _ in range(chunks)) if size == 0 else ()
+        return self.split(step, d)
+
+
+def check_inplace(t: Tensor) -> None:
+    """Called by every in-place op before it writes. Autograd installs its rules here."""
+    for hook in INPLACE_HOOKS:
+        hook(t)
+
+
+INPLACE_HOOKS: list[Callable[[Tensor], None]] = []
+
+
+def _cast(t: Tensor, dtype: D.dtype) -> Tensor:
+    arr = t._np()
+    with np.errstate(invalid="ignore", over="ignore"):
+        if dtype is D.bool_:
+            out = arr != 0
+        elif not dtype.is_floating_point and t._dtype.is_floating_point:
+            # float -> int truncates toward zero (C cast), as PyTorch does
+            out = np.trunc(arr).astype(dtype.np)
+        else:
+            out = arr.astype(dtype.np)
+    return Tensor._from_array(out, dtype)
+
+
+def _rebuild(arr, dtype_name, requires_grad):
+    t = Tensor._from_array(arr, D._BY_NAME[dtype_name])
+    t.requires_grad = requires_grad
+    return t
+
+
+def is_tensor(obj) -> builtins.bool:
+    return isinstance(obj, Tensor)
