@@ -106,3 +106,38 @@ for _name, _fn in _MODULE_FUNCTIONS.items():
     globals().setdefault(_name, _fn)
 
 del _name, _fn
+
+# Subpackages and helpers that import heavier things load on first use, so that
+# ``import tensorlab`` stays fast and never imports matplotlib, scipy, ipywidgets or nbclient.
+_LAZY = {
+    "nn": ("tensorlab.nn", None),
+    "optim": ("tensorlab.optim", None),
+    "signal": ("tensorlab.signal", None),
+    "viz": ("tensorlab.viz", None),
+    "widgets": ("tensorlab.widgets", None),
+    "grading": ("tensorlab.grading", None),
+    "autograd": ("tensorlab.autograd", None),
+    "explain_view": ("tensorlab.explain", "explain_view"),
+    "explain_conv": ("tensorlab._explain_conv", "explain_conv"),
+    "check": ("tensorlab.grading", "check"),
+    "set_printoptions": ("tensorlab._printing", "set_printoptions"),
+    "no_grad": ("tensorlab.autograd", "no_grad"),
+    "enable_grad": ("tensorlab.autograd", "enable_grad"),
+    "is_grad_enabled": ("tensorlab.autograd", "is_grad_enabled"),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module_name, attr = _LAZY[name]
+        module = importlib.import_module(module_name)
+        value = module if attr is None else getattr(module, attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'tensorlab' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -37,6 +37,16 @@ def tensor_method(*names: str, function: bool | str = True):
     return deco
 
 
+def module_function(name: str | None = None):
+    """Expose the decorated function as ``tensorlab.<name>`` (for functions that are not methods)."""
+
+    def deco(fn):
+        MODULE_FUNCTIONS[name or fn.__name__] = fn
+        return fn
+
+    return deco
+
+
 class Size(tuple):
     """A tensor's shape: a tuple that prints as ``tensorlab.Size([2, 3])``."""
 

@@ -1,0 +1,1 @@
+"""Elementwise math, comparisons, in-place arithmetic, matmul (to be written)."""

@@ -1,0 +1,1 @@
+"""Reductions: sum, mean, max, min, argmax, argmin, all, any, prod, std, var (to be written)."""
