@@ -120,7 +120,7 @@ def infer_size(shape: Sequence[int], total: int) -> Shape:
             raise RuntimeError(f"shape '{shown}' is invalid for input of size {total}")
         return shape
     if known == 0 or total % known != 0:
-        if known == 0:
+        if known == 0 and total == 0:
             raise RuntimeError(
                 f"cannot reshape tensor of 0 elements into shape {shown} because the "
                 "unspecified dimension size -1 can be any value and is ambiguous"
@@ -224,47 +224,42 @@ def broadcast_shapes(*shapes: Sequence[int]) -> Shape:
 def expand_layout(
     shape: Sequence[int], stride: Sequence[int], new_shape: Sequence[int]
 ) -> tuple[Shape, Stride]:
-    """Layout of ``expand(new_shape)``: new or stretched size-1 dims get stride 0; ``-1`` keeps a size."""
+    """Layout of ``expand(new_shape)`` (PyTorch's ``inferExpandGeometry``), right to left.
+
+    A stretched size-1 dim gets stride 0; ``-1`` keeps a size; a new leading dim of size 1 gets the
+    stride that would make it contiguous with the dim after it.
+    """
     new_shape = tuple(int(s) for s in new_shape)
-    if len(new_shape) < len(shape):
-        raise RuntimeError(
-            f"expand(torch.FloatTensor{{[{', '.join(map(str, shape))}]}}, size=[{', '.join(map(str, new_shape))}]): "
-            "the number of sizes provided ("
-            f"{len(new_shape)}) must be greater or equal to the number of dimensions in the tensor ({len(shape)})"
-        )
-    lead = len(new_shape) - len(shape)
-    out_shape, out_stride = [], []
-    for i, target in enumerate(new_shape):
-        if i < lead:
-            if target < 0:
+    nd = len(new_shape)
+    out_shape, out_stride = [0] * nd, [0] * nd
+    for i in range(nd - 1, -1, -1):
+        dim = len(shape) - (nd - i)
+        if dim >= 0:
+            size, st = shape[dim], stride[dim]
+        else:
+            size = 1
+            st = out_shape[i + 1] * out_stride[i + 1] if i + 1 < nd else 0
+        target = new_shape[i]
+        if target == -1:
+            if dim < 0:
                 raise RuntimeError(
                     f"The expanded size of the tensor ({target}) isn't allowed in a leading, "
-                    "non-existing dimension " + str(i)
+                    f"non-existing dimension {i}"
                 )
-            out_shape.append(target)
-            out_stride.append(0)
-            continue
-        size, st = shape[i - lead], stride[i - lead]
-        if target == -1:
             target = size
-        if size == target:
-            out_shape.append(size)
-            out_stride.append(st)
-        elif size == 1:
-            if target < 0:
+        if size != target:
+            if size != 1:
                 raise RuntimeError(
                     f"The expanded size of the tensor ({target}) must match the existing size "
-                    f"({size}) at non-singleton dimension {i}.  Target sizes: "
-                    f"[{', '.join(map(str, new_shape))}].  Tensor sizes: [{', '.join(map(str, shape))}]"
+                    f"({size}) at non-singleton dimension {i}.  Target sizes: {_fmt(new_shape)}.  "
+                    f"Tensor sizes: {_fmt(shape)}"
                 )
-            out_shape.append(target)
-            out_stride.append(0)
-        else:
+            size, st = target, 0
+        if size < 0:
             raise RuntimeError(
-                f"The expanded size of the tensor ({target}) must match the existing size ({size}) "
-                f"at non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, new_shape))}].  "
-                f"Tensor sizes: [{', '.join(map(str, shape))}]"
+                f"Trying to create tensor with negative dimension {size}: {_fmt(new_shape)}"
             )
+        out_shape[i], out_stride[i] = size, st
     return tuple(out_shape), tuple(out_stride)
 
 
@@ -300,6 +295,35 @@ def slice_layout(size: int, stride: int, start, stop, step) -> tuple[int, int, i
     stop = min(max(stop, start), size)
     length = (stop - start + step - 1) // step
     return length, stride * step, start * stride
+
+
+def has_internal_overlap(shape: Sequence[int], stride: Sequence[int]) -> bool:
+    """True when two elements surely share one memory cell (a stride-0 dim of size > 1).
+
+    This is the case PyTorch refuses for in-place writes ("more than one element of the
+    written-to tensor refers to a single memory location").
+    """
+    if numel(shape) == 0:
+        return False
+    return any(st == 0 and size > 1 for size, st in zip(shape, stride))
+
+
+def is_non_overlapping_and_dense(shape: Sequence[int], stride: Sequence[int]) -> bool:
+    """Some permutation of the dims is contiguous: no gaps, no element stored twice."""
+    if len(shape) == 1:
+        return shape[0] < 2 or stride[0] == 1
+    # dims of size < 2 sort last; the rest by increasing stride
+    perm = sorted(
+        range(len(shape)), key=lambda d: (shape[d] < 2, stride[d] if shape[d] >= 2 else 0)
+    )
+    required = 1
+    for d in perm:
+        if shape[d] < 2:
+            return True
+        if stride[d] != required:
+            return False
+        required *= shape[d]
+    return True
 
 
 def storage_span(shape: Sequence[int], stride: Sequence[int], offset: int) -> tuple[int, int]:

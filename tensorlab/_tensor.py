@@ -400,6 +400,11 @@ class Tensor:
     # ------------------------------------------------------------------ views: reshaping
     def view(self, *shape) -> Tensor:
         """Same storage, new shape. Raises ``RuntimeError`` when the strides cannot express it."""
+        if not shape:
+            raise TypeError(
+                "view() received an invalid combination of arguments - got (), but expected one "
+                "of:\n * (tensorlab.dtype dtype)\n * (tuple of ints size)\n"
+            )
         if len(shape) == 1 and isinstance(shape[0], D.dtype):
             if shape[0] is self._dtype:
                 return self._view(self._shape, self._stride)
@@ -420,6 +425,8 @@ class Tensor:
 
     def reshape(self, *shape) -> Tensor:
         """A view when ``view`` would work, otherwise a contiguous copy (never raises for strides)."""
+        if not shape:
+            raise TypeError('reshape() missing 1 required positional arguments: "shape"')
         shape = L.infer_size(_as_shape(shape), self.numel())
         stride = L.view_strides(self._shape, self._stride, shape)
         if stride is not None:
@@ -430,10 +437,10 @@ class Tensor:
         return self.reshape(other.shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-        if self.ndim == 0:
-            return self.reshape(1)
         s = L.wrap_dim(start_dim, self.ndim)
         e = L.wrap_dim(end_dim, self.ndim)
+        if self.ndim == 0:
+            return self.reshape(1)
         if s > e:
             raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
         if s == e:
@@ -474,6 +481,8 @@ class Tensor:
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         a, b = L.wrap_dim(dim0, self.ndim), L.wrap_dim(dim1, self.ndim)
+        if self.ndim == 0:
+            return self._view((), ())
         order = list(range(self.ndim))
         order[a], order[b] = order[b], order[a]
         return self._view(*L.permute_layout(self._shape, self._stride, order))
@@ -526,6 +535,8 @@ class Tensor:
             )
         src = L.wrap_dims(src, self.ndim)
         dst = L.wrap_dims(dst, self.ndim)
+        if self.ndim == 0:
+            return self._view((), ())
         order = [-1] * self.ndim
         for s, d in zip(src, dst):
             order[d] = s
@@ -537,10 +548,12 @@ class Tensor:
 
     def expand(self, *sizes) -> Tensor:
         """Broadcast size-1 axes to ``sizes`` with stride 0: no memory is copied."""
+        if not sizes:
+            raise TypeError('expand() missing 1 required positional arguments: "size"')
         sizes = _as_shape(sizes)
         if len(sizes) < self.ndim:
             raise RuntimeError(
-                f"expand({self.type().replace('tensorlab.', 'torch.')}{{{L._fmt(self._shape)}}}, "
+                f"expand({self.type()}{{{L._fmt(self._shape)}}}, "
                 f"size={L._fmt(sizes)}): the number of sizes provided ({len(sizes)}) must be "
                 f"greater or equal to the number of dimensions in the tensor ({self.ndim})"
             )
@@ -554,7 +567,9 @@ class Tensor:
 
     # ------------------------------------------------------------------ views: pieces
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
-        d = L.wrap_dim(dim, self.ndim, scalar_ok=False)
+        if self.ndim == 0:
+            raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+        d = L.wrap_dim(dim, self.ndim)
         size = self._shape[d]
         if isinstance(start, Tensor):
             start = int(start.item())
@@ -594,11 +609,15 @@ class Tensor:
         )
 
     def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
-        d = L.wrap_dim(dim, self.ndim, scalar_ok=False)
+        d = L.wrap_dim(dim, self.ndim)
+        if self.ndim == 0:
+            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
         return tuple(self.select(d, i) for i in range(self._shape[d]))
 
     def split(self, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
-        d = L.wrap_dim(dim, self.ndim, scalar_ok=False)
+        if self.ndim == 0:
+            raise RuntimeError("split expects at least a 1-dimensional tensor")
+        d = L.wrap_dim(dim, self.ndim)
         size = self._shape[d]
         if isinstance(split_size_or_sections, (list, tuple)):
             sections = [int(s) for s in split_size_or_sections]
@@ -642,7 +661,7 @@ class Tensor:
             raise RuntimeError("chunk expects at least a 1-dimensional tensor")
         if chunks <= 0:
             raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-        d = L.wrap_dim(dim, self.ndim, scalar_ok=False)
+        d = L.wrap_dim(dim, self.ndim)
         size = self._shape[d]
         step = -(-size // chunks) if size else 0
         if step == 0:

@@ -232,6 +232,10 @@ def setitem(self: Tensor, index, value) -> None:
     (shape, stride, offset), advanced = _parse(self, index)
     view = self._view(shape, stride, offset)
     if not advanced:
+        if L.has_internal_overlap(shape, stride):
+            raise RuntimeError(INTERNAL_OVERLAP)
+        if isinstance(value, Tensor) and _partial_overlap(view, value):
+            raise RuntimeError(PARTIAL_OVERLAP)
         arr = _value_array(self, value, shape, advanced=False)
         if arr.ndim > len(shape):
             L.expand_layout(arr.shape, (0,) * arr.ndim, shape)
@@ -246,6 +250,36 @@ def setitem(self: Tensor, index, value) -> None:
     )
     arr = _value_array(self, value, target_shape, advanced=True)
     dst[np_index] = arr
+
+
+INTERNAL_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+PARTIAL_OVERLAP = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
+    "a single memory location. Please clone() the tensor before performing the operation."
+)
+
+
+def _partial_overlap(a: Tensor, b: Tensor) -> bool:
+    """PyTorch's ``get_overlap_status(a, b) == Partial``: both dense, same storage, byte ranges
+    overlap but are not the very same elements in the same order."""
+    if a.numel() == 0 or b.numel() == 0:
+        return False
+    if not (
+        L.is_non_overlapping_and_dense(a._shape, a._stride)
+        and L.is_non_overlapping_and_dense(b._shape, b._stride)
+    ):
+        return False  # "too hard" for PyTorch: it does not refuse
+    if a.untyped_storage().data_ptr() != b.untyped_storage().data_ptr():
+        return False
+    item = a.element_size()
+    a0, b0 = a.data_ptr(), b.data_ptr()
+    a1, b1 = a0 + a.numel() * item, b0 + b.numel() * item
+    if (a0, a1) == (b0, b1):
+        return a._stride != b._stride
+    return a0 < b1 and b0 < a1
 
 
 def _write(dst: np.ndarray, src: np.ndarray) -> None:
