@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import currently_in_test_context, event, given, settings
 from hypothesis import strategies as st
 
 import tensorlab as tl
@@ -48,12 +48,13 @@ def assert_prints_same(ours, theirs) -> None:
     np.testing.assert_array_equal(ours._np(), theirs.detach().numpy())
     want = expected(theirs)
     got = repr(ours)
-    if "..." in want:
-        event("summarized")
-    if "e+" in want or "e-" in want:
-        event("scientific")
-    if "\n" in want.split("[")[-1]:  # a row longer than one line
-        event("wrapped row")
+    if currently_in_test_context():  # coverage notes for --hypothesis-show-statistics
+        if "..." in want:
+            event("summarized")
+        if "e+" in want or "e-" in want:
+            event("scientific")
+        if "\n" in want.split("[")[-1]:  # a row longer than one line
+            event("wrapped row")
     assert got == want, f"\nours:\n{got}\ntorch:\n{want}"
     assert str(ours) == want
 
