@@ -66,23 +66,42 @@ class Size(tuple):
         return Size(tuple(self) + tuple(other))
 
 
-def _as_shape(args, what: str = "size") -> tuple[int, ...]:
-    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(Size)`` like PyTorch."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
+def _as_shape(args, what: str = "size", fn: str | None = None) -> tuple[int, ...]:
+    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(Size)`` like PyTorch.
+
+    ``fn`` names the calling function in the ``TypeError`` PyTorch's argument parser would raise.
+    """
+    prefix = f"{fn}(): argument '{what}'" if fn else what
+    single = len(args) == 1 and isinstance(args[0], (tuple, list, Size))
+    if single:
         args = tuple(args[0])
+    elif len(args) == 1 and not _is_index_like(args[0]):
+        raise TypeError(
+            f"{prefix} (position 1) must be tuple of ints, not {type(args[0]).__name__}"
+        )
     out = []
     for a in args:
-        if isinstance(a, Tensor):
-            if a.numel() != 1 or a.dtype.is_floating_point:
-                raise TypeError(f"{what} must be tuple of ints, but found element of type Tensor")
+        if isinstance(a, Tensor) and _is_index_like(a):
             a = a.item()
-        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+        if not _is_index_like(a):
+            kind = type(a).__name__
+            if not out:
+                raise TypeError(
+                    f"{prefix} (position 1) must be tuple of ints, but found element of type "
+                    f"{kind} at pos 0"
+                )
             raise TypeError(
-                f"{what} must be tuple of ints, but found element of type {type(a).__name__} "
-                f"at pos {len(out)}"
+                f"{prefix} failed to unpack the object at pos {len(out) + 1} with error "
+                f'"type must be tuple of ints,but got {kind}"'
             )
         out.append(int(a))
     return tuple(out)
+
+
+def _is_index_like(a) -> bool:
+    if isinstance(a, Tensor):
+        return a.numel() == 1 and not a.dtype.is_floating_point and a.dtype.name != "bool"
+    return isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_))
 
 
 class Tensor:

@@ -56,9 +56,13 @@ def _finish(t: Tensor, requires_grad: bool) -> Tensor:
 
 
 def _shape_arg(size, name: str) -> tuple[int, ...]:
-    shape = _as_shape(size)
+    if not size:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    shape = _as_shape(size, "size", name)
     for s in shape:
         if s < 0:
+            if name == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
             raise RuntimeError(
                 f"Trying to create tensor with negative dimension {s}: {L._fmt(shape)}"
             )
@@ -87,8 +91,11 @@ def _leaf_dtype(x) -> D.dtype:
     raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
 
 
-def _walk(data, dim: int, shape: list[int], leaves: list, kinds: set) -> None:
-    """Collect leaves of nested sequences, checking every level has the length of the first."""
+def _walk(data, dim: int, shape: list[int], leaves: list, kinds: set, check: bool = True) -> None:
+    """Collect leaves of nested sequences, checking every level has the length of the first.
+
+    Like PyTorch, lengths are only checked when the result has elements (``check``).
+    """
     if isinstance(data, Tensor):
         if data.numel() != 1:
             if dim < len(shape):
@@ -99,19 +106,45 @@ def _walk(data, dim: int, shape: list[int], leaves: list, kinds: set) -> None:
     if isinstance(data, np.ndarray):
         data = data.tolist() if data.ndim else data.item()
     if isinstance(data, (list, tuple)):
-        if dim >= len(shape):
-            raise TypeError("not a sequence" if dim else "not a sequence")
-        if len(data) != shape[dim]:
-            raise ValueError(
-                f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})"
-            )
+        if check:
+            if dim >= len(shape):
+                leaves.append(data)  # a sequence where a number belongs: reported by _convert
+                return
+            if len(data) != shape[dim]:
+                raise ValueError(
+                    f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})"
+                )
+        if not data:
+            kinds.add(D.get_default_dtype())  # PyTorch: an empty sequence counts as a float
         for item in data:
-            _walk(item, dim + 1, shape, leaves, kinds)
+            _walk(item, dim + 1, shape, leaves, kinds, check)
         return
-    if dim < len(shape):
-        raise TypeError(f"'{type(data).__name__}' object is not iterable")
+    if check and dim < len(shape):
+        raise TypeError("not a sequence")
     kinds.add(_leaf_dtype(data))
     leaves.append(data)
+
+
+def _convert(leaves: list, dtype: D.dtype) -> np.ndarray:
+    """Python leaves -> numpy array of ``dtype``, with PyTorch's per-value checks."""
+    for x in leaves:
+        if isinstance(x, (list, tuple)):
+            if dtype.is_floating_point:
+                raise TypeError(f"must be real number, not {type(x).__name__}")
+            raise TypeError(f"'{type(x).__name__}' object cannot be interpreted as an integer")
+        if isinstance(x, builtins.int) and not -(2**63) <= x < 2**63:
+            raise ValueError("Overflow when unpacking long long")
+    if dtype is D.bool_:
+        return np.array([bool(x) for x in leaves], dtype=bool)
+    if dtype.is_floating_point:
+        with np.errstate(over="ignore"):
+            return np.array(leaves, dtype=np.float64).astype(dtype.np)
+    values = np.array(leaves, dtype=object)
+    info = np.iinfo(dtype.np)
+    as_float = np.array(leaves, dtype=np.float64)
+    if leaves and not np.all((as_float >= info.min) & (as_float <= info.max)):
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+    return np.array([int(v) for v in values], dtype=np.int64).astype(dtype.np)
 
 
 def _infer_shape(data) -> list[int]:
@@ -148,19 +181,17 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Ten
     shape = _infer_shape(data)
     leaves: list = []
     kinds: set = set()
-    _walk(data, 0, shape, leaves, kinds)
+    _walk(data, 0, shape, leaves, kinds, check=L.numel(shape) > 0)
+    if L.numel(shape) == 0:
+        leaves = []
     if dtype is None:
         dtype = D.get_default_dtype()
         for i, k in enumerate(kinds):
             dtype = k if i == 0 else D.promote_types(dtype, k)
     else:
         dtype = D.to_dtype(dtype)
-    arr = np.array(leaves, dtype=np.float64 if dtype.is_floating_point else object)
-    if dtype is D.bool_:
-        arr = arr.astype(bool)
-    elif not dtype.is_floating_point:
-        arr = np.array([int(x) for x in leaves], dtype=np.int64).astype(dtype.np)
-    out = Tensor._from_array(arr.reshape(shape).astype(dtype.np), dtype)
+    arr = _convert(leaves, dtype)
+    out = Tensor._from_array(arr.reshape(shape), dtype)
     return _finish(out, requires_grad)
 
 
@@ -268,6 +299,11 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
         raise RuntimeError("step must be nonzero")
     if (end - start) / step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if not d.is_floating_point:
+        # integer results: PyTorch truncates start, end and step to integers first
+        start, end, step = builtins.int(start), builtins.int(end), builtins.int(step)
+        if step == 0:
+            raise ValueError("step must be nonzero")
     n = int(math.ceil((end - start) / step))
     values = start + step * np.arange(n, dtype=np.float64 if d.is_floating_point else np.int64)
     return _finish(Tensor._from_array(values, d), requires_grad)

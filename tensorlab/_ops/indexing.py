@@ -76,7 +76,7 @@ def _parse(t: Tensor, index):
     out_stride: list[int] = []
     advanced: list[tuple[int, np.ndarray]] = []
     dim = 0  # position in the input
-    for it in items:
+    for position, it in enumerate(items):
         if it is Ellipsis:
             n = t.ndim - consumed
             for _ in range(n):
@@ -100,7 +100,10 @@ def _parse(t: Tensor, index):
             i = int(it.item() if isinstance(it, Tensor) else it)
             size = shape[dim]
             if not -size <= i < size:
-                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+                # PyTorch names the position of the item in the index tuple
+                raise IndexError(
+                    f"index {i} is out of bounds for dimension {position} with size {size}"
+                )
             offset += (i + size if i < 0 else i) * stride[dim]
             dim += 1
         elif isinstance(it, slice):
