@@ -1,0 +1,512 @@
+"""Drawing helpers shared by every figure: a figure factory, colours, and fast cell labels.
+
+Matplotlib draws each ``Text`` artist through its whole layout machinery (about a millisecond per
+label on a slow CPU), so a grid of 200 numbers costs a fifth of a second. :class:`CellLabels`
+is one artist for many short labels: with the Agg renderer (inline PNGs, ipympl, ``savefig`` to
+PNG) it stamps cached bitmaps of each distinct string, rendered once by Agg itself, so a redraw
+costs microseconds per label; with a vector renderer (PDF, SVG) it draws real text.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+from matplotlib import colors as mcolors
+from matplotlib.artist import Artist
+from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
+from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties, findfont, get_font
+from matplotlib.text import Text
+from matplotlib.transforms import Bbox
+
+# ---------------------------------------------------------------------------------- colours
+GROUP_COLORS = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#bcbd22",
+    "#7f7f7f",
+)
+INVENTED = "#ff9f1c"  # padding pixels that are not in the image
+WINDOW = "#e63946"  # the kernel window and the current output cell
+HIGHLIGHT = "#ffd60a"  # a written / lit cell
+COVERED = "#9ecae1"  # storage cells a view covers
+NEW_AXIS = "#f77f00"
+REMOVED = "#d62728"
+ERROR = "#b00020"
+
+
+def group_color(k: int) -> str:
+    """A colour per group / axis, cycling through 10 distinguishable ones."""
+    return GROUP_COLORS[k % len(GROUP_COLORS)]
+
+
+def new_figure(width: float, height: float, dpi: float = 90) -> Figure:
+    """A ``Figure`` with an Agg canvas, made without pyplot (no global state, nothing shown)."""
+    fig = Figure(figsize=(width, height), dpi=dpi)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def bare_axes(ax, *, equal: bool = True) -> None:
+    """No ticks, no spines: figures here are diagrams, not plots."""
+    ax.set_axis_off()
+    if equal:
+        ax.set_aspect("equal", adjustable="box")
+
+
+def fmt_number(v: float) -> str:
+    """A short label for a cell value: ``4``, ``-1``, ``0.25``, ``1e+03``."""
+    v = float(v)
+    if math.isnan(v):
+        return "nan"
+    if v == 0:
+        return "0"
+    if v == round(v) and abs(v) < 1e5:
+        return str(int(round(v)))
+    if abs(v) >= 1e3 or abs(v) < 1e-2:
+        return f"{v:.0e}"
+    return f"{v:.2f}".rstrip("0").rstrip(".") if abs(v) < 10 else f"{v:.1f}"
+
+
+def text_color_for(rgba) -> str:
+    """Black or white, whichever reads better on a background colour."""
+    r, g, b = mcolors.to_rgb(rgba)
+    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+
+
+def text_colors_on(values: np.ndarray, cmap, norm) -> list[str]:
+    """Label colour for each value drawn with ``cmap`` / ``norm`` (black on light, white on dark)."""
+    rgba = cmap(norm(np.asarray(values, dtype=float)))
+    lum = 0.299 * rgba[..., 0] + 0.587 * rgba[..., 1] + 0.114 * rgba[..., 2]
+    return ["black" if v > 0.5 else "white" for v in np.ravel(lum)]
+
+
+def rect_outline(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+    """The closed polyline of an axis-aligned rectangle (for a ``LineCollection``)."""
+    return np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)], dtype=float)
+
+
+def cell_squares(rows: Sequence[float], cols: Sequence[float], half: float = 0.5) -> list:
+    """Outlines of unit cells centred on (row, col) pairs, in imshow's (x=col, y=row) coordinates."""
+    return [rect_outline(c - half, r - half, c + half, r + half) for r, c in zip(rows, cols)]
+
+
+# ---------------------------------------------------------------------------------- glyphs
+def _font_key(size: float, weight, family: str, dpi: float) -> tuple:
+    return (float(size), str(weight), str(family), float(dpi))
+
+
+@lru_cache(maxsize=4096)
+def _glyph(ch: str, size: float, weight: str, family: str, dpi: float):
+    """Agg's own bitmap of one character: (alpha mask, ink left, ink top, advance) in pixels.
+
+    ``ink left`` is relative to the pen position and ``ink top`` to the baseline (negative: above).
+    The advance is FreeType's hinted advance, the same whole-pixel step Agg's layout uses.
+    """
+    prop = FontProperties(size=size, weight=weight, family=family)
+    px = size * dpi / 72.0
+    pad = int(px) + 4
+    W = H = int(3 * px) + 2 * pad
+    r = RendererAgg(W, H, dpi)
+    gc = r.new_gc()
+    gc.set_foreground("black")
+    baseline = int(2 * px) + pad
+    r.draw_text(gc, pad, baseline, ch, prop, 0)
+    gc.restore()
+    alpha = np.asarray(r.buffer_rgba())[..., 3]
+    font = get_font(findfont(prop))
+    font.set_size(size, dpi)
+    if font.get_char_index(ord(ch)):
+        advance = font.load_char(ord(ch)).horiAdvance / 64.0
+    else:  # drawn with a fallback font: measure it
+        advance = r.get_text_width_height_descent(ch, prop, ismath=False)[0]
+    rows = np.flatnonzero(alpha.any(axis=1))
+    cols = np.flatnonzero(alpha.any(axis=0))
+    if rows.size == 0:
+        return np.zeros((0, 0), np.uint8), 0, 0, advance
+    top, bottom, left, right = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
+    mask = np.ascontiguousarray(alpha[top:bottom, left:right])
+    mask.setflags(write=False)
+    return mask, int(left - pad), int(top - baseline), advance
+
+
+@lru_cache(maxsize=8192)
+def _line_mask(s: str, size: float, weight: str, family: str, dpi: float):
+    """One line of text as (alpha mask, ink left from pen start, ink top from baseline, advance)."""
+    placed = []
+    pen = 0.0
+    for ch in s:
+        mask, dx, dy, adv = _glyph(ch, size, weight, family, dpi)
+        if mask.size:
+            placed.append((int(round(pen)) + dx, dy, mask))
+        pen += adv
+    if not placed:
+        return np.zeros((0, 0), np.uint8), 0, 0, pen
+    x0 = min(p[0] for p in placed)
+    y0 = min(p[1] for p in placed)
+    x1 = max(p[0] + p[2].shape[1] for p in placed)
+    y1 = max(p[1] + p[2].shape[0] for p in placed)
+    out = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    for x, y, mask in placed:
+        region = out[y - y0 : y - y0 + mask.shape[0], x - x0 : x - x0 + mask.shape[1]]
+        np.maximum(region, mask, out=region)
+    out.setflags(write=False)
+    return out, x0, y0, pen
+
+
+@lru_cache(maxsize=64)
+def _metrics(size: float, weight: str, family: str, dpi: float) -> tuple[int, int, float]:
+    """(digit height above baseline, descent of 'p', line height) in pixels."""
+    _, _, top0, _ = _glyph("0", size, weight, family, dpi)
+    mask_p, _, top_p, _ = _glyph("p", size, weight, family, dpi)
+    return -top0, top_p + mask_p.shape[0], 1.2 * size * dpi / 72.0
+
+
+def _rgb255(c) -> np.ndarray:
+    return (np.array(mcolors.to_rgb(c)) * 255).astype(np.uint8)
+
+
+def _stamp_all(renderer, stamps, alpha: float = 1.0) -> None:
+    """Composite (top, left, mask, colour) stamps (canvas pixels, y down) in one ``draw_image``."""
+    H, W = int(renderer.height), int(renderer.width)
+    if not stamps:
+        return
+    t0 = max(0, min(s[0] for s in stamps))
+    l0 = max(0, min(s[1] for s in stamps))
+    t1 = min(H, max(s[0] + s[2].shape[0] for s in stamps))
+    l1 = min(W, max(s[1] + s[2].shape[1] for s in stamps))
+    if t1 <= t0 or l1 <= l0:
+        return
+    img = np.zeros((t1 - t0, l1 - l0, 4), np.uint8)
+    rgb_cache: dict = {}
+    for top, left, mask, c in stamps:
+        rgb = rgb_cache.get(c)
+        if rgb is None:
+            rgb = rgb_cache[c] = _rgb255(c)
+        a, b = top - t0, left - l0
+        ma, mb = max(0, -a), max(0, -b)
+        a2 = min(a + mask.shape[0], t1 - t0)
+        b2 = min(b + mask.shape[1], l1 - l0)
+        a, b = max(a, 0), max(b, 0)
+        if a2 <= a or b2 <= b:
+            continue
+        m = mask[ma : ma + a2 - a, mb : mb + b2 - b]
+        region = img[a:a2, b:b2]
+        stronger = m > region[..., 3]
+        region[stronger, :3] = rgb
+        np.maximum(region[..., 3], m, out=region[..., 3])
+    if alpha < 1.0:
+        img[..., 3] = (img[..., 3] * alpha).astype(np.uint8)
+    gc = renderer.new_gc()
+    renderer.draw_image(gc, l0, H - t1, img[::-1] if _FLIP_IMAGES else img)
+    gc.restore()
+
+
+def _images_need_flip() -> bool:
+    """Whether Agg's ``draw_image`` wants rows bottom-up (checked once on a 1x2 canvas)."""
+    r = RendererAgg(1, 2, 72)
+    img = np.zeros((2, 1, 4), np.uint8)
+    img[0] = (255, 0, 0, 255)  # row 0 red
+    img[1] = (0, 0, 255, 255)
+    gc = r.new_gc()
+    r.draw_image(gc, 0, 0, img)
+    gc.restore()
+    top = np.asarray(r.buffer_rgba())[0, 0]
+    return bool(top[2] > top[0])  # the top of the canvas shows row 1: flip
+
+
+_FLIP_IMAGES = _images_need_flip()
+
+
+# ---------------------------------------------------------------------------------- labels
+class CellLabels(Artist):
+    """Many short labels centred at data positions, in one artist.
+
+    ``set_labels(xs, ys, texts, colors)`` replaces them all. ``texts`` / ``positions`` keep what is
+    shown, so tests can read the numbers back. Agg gets cached bitmaps; vector backends real text.
+    """
+
+    zorder = 5
+
+    def __init__(
+        self,
+        ax,
+        *,
+        size: float = 7.0,
+        weight: str = "normal",
+        family="DejaVu Sans",
+        cell: float | None = 1.0,
+        min_size: float = 5.0,
+        ha: str = "center",
+    ):
+        super().__init__()
+        self.axes = ax
+        self.set_figure(ax.figure)
+        self.set_transform(ax.transData)
+        self.size, self.weight, self.family = size, weight, family
+        self.cell = cell  # labels must fit in cells this wide (data units); None: no check
+        self.min_size = min_size
+        self.ha = ha
+        self.drawn_size: float | None = None  # font size used at the last draw (None: too small)
+        self.texts: list[str] = []
+        self.positions = np.zeros((0, 2))
+        self.colors: list[str] = []
+        ax.add_artist(self)
+        self.set_clip_on(False)
+
+    def set_labels(self, xs, ys, texts, colors="black", *, size: float | None = None) -> None:
+        """Show ``texts[k]`` centred at data point ``(xs[k], ys[k])``."""
+        texts = [str(t) for t in texts]
+        self.positions = np.column_stack([np.ravel(xs), np.ravel(ys)]).astype(float)
+        if len(self.positions) != len(texts):
+            raise ValueError("one position per label")
+        self.texts = texts
+        self.colors = [colors] * len(texts) if isinstance(colors, str) else list(colors)
+        if size is not None:
+            self.size = size
+        self.stale = True
+
+    def clear_labels(self) -> None:
+        self.set_labels([], [], [])
+
+    def get_window_extent(self, renderer=None):
+        return Bbox.null()
+
+    def draw(self, renderer) -> None:
+        if not self.get_visible() or not self.texts:
+            return
+        xy = self.get_transform().transform(self.positions)
+        if isinstance(renderer, RendererAgg):
+            self._draw_agg(renderer, xy)
+        else:
+            for (x, y), s, c in zip(xy, self.texts, self.colors):
+                t = Text(x, y, s, color=c, ha=self.ha, va="center", fontsize=self.size)
+                t.set_fontweight(self.weight)
+                t.set_figure(self.figure)
+                t.draw(renderer)
+        self.stale = False
+
+    def _fitting_size(self, renderer) -> float | None:
+        """The largest font size (from ``size`` down to ``min_size``) whose labels fit the cells."""
+        if self.cell is None:
+            return self.size
+        (x0, y0), (x1, y1) = self.get_transform().transform([(0, 0), (self.cell, self.cell)])
+        cell_w, cell_h = abs(x1 - x0), abs(y1 - y0)
+        longest = max(self.texts, key=len)
+        size = self.size
+        while size >= self.min_size:
+            key = _font_key(size, self.weight, self.family, renderer.dpi)
+            widest = max(
+                _line_mask(t, *key)[3] for t in set(self.texts) if len(t) >= len(longest) - 1
+            )
+            if widest <= cell_w - 2 and _metrics(*key)[0] <= cell_h - 2:
+                return size
+            size -= 0.5
+        return None
+
+    def _draw_agg(self, renderer, xy) -> None:
+        size = self.drawn_size = self._fitting_size(renderer)
+        if size is None:
+            return
+        key = _font_key(size, self.weight, self.family, renderer.dpi)
+        cap = _metrics(*key)[0]
+        H = int(renderer.height)
+        stamps = []
+        for (x, y), s, c in zip(xy, self.texts, self.colors):
+            if not s or not (np.isfinite(x) and np.isfinite(y)):
+                continue
+            mask, dx, dy, adv = _line_mask(s, *key)
+            if mask.size == 0:
+                continue
+            baseline = (H - y) + cap / 2.0
+            shift = {"center": adv / 2.0, "left": 0.0, "right": adv}[self.ha]
+            stamps.append((int(round(baseline + dy)), int(round(x - shift)) + dx, mask, c))
+        _stamp_all(renderer, stamps)
+
+
+class FastText(Text):
+    """A ``Text`` that Agg draws from cached glyph bitmaps (no rotation, box or math needed).
+
+    Anything it cannot do (rotation, a bbox patch, ``$math$``, vector backends) falls back to
+    ``Text.draw``, so it is a drop-in replacement.
+    """
+
+    def _fast_ok(self, renderer) -> bool:
+        return (
+            isinstance(renderer, RendererAgg)
+            and self.get_rotation() == 0
+            and self.get_bbox_patch() is None
+            and not self.get_usetex()
+            and "$" not in self.get_text()
+            and not self.get_wrap()
+        )
+
+    def draw(self, renderer) -> None:
+        if renderer is not None:
+            self._renderer = renderer
+        if not self.get_visible() or not self.get_text():
+            return
+        if not self._fast_ok(renderer):
+            return super().draw(renderer)
+        prop = self.get_fontproperties()
+        family = prop.get_family()[0] if prop.get_family() else "sans-serif"
+        key = _font_key(prop.get_size_in_points(), prop.get_weight(), family, renderer.dpi)
+        asc, desc, line_h = _metrics(*key)
+        x, y = self.get_transform().transform(self.get_unitless_position())
+        H = int(renderer.height)
+        lines = self.get_text().split("\n")
+        masks = [_line_mask(s, *key) for s in lines]
+        width = max(m[3] for m in masks)
+        block = asc + desc + line_h * (len(lines) - 1)
+        top_y = H - y  # canvas y, downwards
+        va = self.get_verticalalignment()
+        if va == "top":
+            first = top_y + asc
+        elif va == "bottom":
+            first = top_y - block + asc
+        elif va in ("center", "center_baseline"):
+            first = top_y - block / 2.0 + asc
+        else:  # baseline
+            first = top_y - line_h * (len(lines) - 1) if len(lines) > 1 else top_y
+        ha = self.get_horizontalalignment()
+        multi = getattr(self, "_multialignment", None) or ha
+        stamps = []
+        color = self.get_color()
+        left_block = x - {"left": 0.0, "center": width / 2.0, "right": width}[ha]
+        for k, (mask, dx, dy, adv) in enumerate(masks):
+            if mask.size == 0:
+                continue
+            shift = {"left": 0.0, "center": (width - adv) / 2.0, "right": width - adv}[multi]
+            baseline = first + k * line_h
+            stamps.append(
+                (int(round(baseline + dy)), int(round(left_block + shift)) + dx, mask, color)
+            )
+        alpha = self.get_alpha()
+        _stamp_all(renderer, stamps, 1.0 if alpha is None else float(alpha))
+        self.stale = False
+
+
+def fig_text(fig: Figure, x: float, y: float, s: str = "", **kw) -> FastText:
+    """A :class:`FastText` in figure coordinates (0..1)."""
+    t = FastText(x, y, s, transform=fig.transFigure, **kw)
+    fig.add_artist(t)
+    return t
+
+
+def ax_text(ax, x: float, y: float, s: str = "", *, data: bool = False, **kw) -> FastText:
+    """A :class:`FastText` in axes coordinates (0..1), or data coordinates with ``data=True``."""
+    t = FastText(x, y, s, transform=ax.transData if data else ax.transAxes, **kw)
+    t.set_clip_on(False)
+    ax.add_artist(t)
+    return t
+
+
+class TextLine:
+    """A fixed ``Text`` in figure coordinates whose string and colour are replaced on update."""
+
+    def __init__(self, fig: Figure, x: float, y: float, **kw):
+        kw.setdefault("fontsize", 9)
+        kw.setdefault("va", "top")
+        self.artist = fig_text(fig, x, y, "", **kw)
+
+    def set(self, s: str, color: str = "black") -> None:
+        self.artist.set_text(s)
+        self.artist.set_color(color)
+
+    def get(self) -> str:
+        return self.artist.get_text()
+
+
+# ---------------------------------------------------------------------------------- grids
+class CellGrid(Artist):
+    """A grid of coloured unit cells (like ``imshow`` with nearest pixels), cheap to redraw.
+
+    ``set_cells(rgba, origin=(x, y))`` shows an (h, w, 4) array whose cell (r, c) is centred at
+    data point ``(x + c, y + r)``. Agg gets a pixel-exact image built with one numpy gather;
+    other renderers get the small image scaled by an affine transform (crisp in PDF/SVG).
+    ``values`` keeps the numbers the colours stand for, so tests can read them back.
+    """
+
+    zorder = 1
+
+    def __init__(self, ax):
+        super().__init__()
+        self.axes = ax
+        self.set_figure(ax.figure)
+        self.set_transform(ax.transData)
+        self.rgba = np.zeros((0, 0, 4), np.uint8)
+        self.values: np.ndarray = np.zeros((0, 0))
+        self.origin = (0.0, 0.0)
+        ax.add_artist(self)
+        self.set_clip_on(False)
+
+    def set_cells(self, rgba, origin=(0.0, 0.0), values=None) -> None:
+        rgba = np.asarray(rgba)
+        if rgba.dtype != np.uint8:
+            rgba = (np.clip(rgba, 0.0, 1.0) * 255 + 0.5).astype(np.uint8)
+        self.rgba = rgba
+        self.origin = (float(origin[0]), float(origin[1]))
+        self.values = np.asarray(values) if values is not None else np.zeros(rgba.shape[:2])
+        self.stale = True
+
+    def extent(self) -> tuple[float, float, float, float]:
+        """(left, right, top, bottom) edges in data coordinates."""
+        h, w = self.rgba.shape[:2]
+        x0, y0 = self.origin
+        return x0 - 0.5, x0 + w - 0.5, y0 - 0.5, y0 + h - 0.5
+
+    def get_window_extent(self, renderer=None):
+        return Bbox.null()
+
+    def draw(self, renderer) -> None:
+        if not self.get_visible() or self.rgba.size == 0:
+            return
+        h, w = self.rgba.shape[:2]
+        left, right, top, bottom = self.extent()
+        trans = self.get_transform()
+        (dx0, dy0), (dx1, dy1) = trans.transform([(left, top), (right, bottom)])
+        gc = renderer.new_gc()
+        if not isinstance(renderer, RendererAgg) and renderer.option_scale_image():
+            from matplotlib.transforms import Affine2D
+
+            img = self.rgba if dy0 > dy1 else self.rgba[::-1]  # row 0 must end up on top
+            x_lo, y_lo = min(dx0, dx1), min(dy0, dy1)
+            t = Affine2D().scale(abs(dx1 - dx0) / w, abs(dy1 - dy0) / h).translate(x_lo, y_lo)
+            renderer.draw_image(gc, x_lo, y_lo, img[::-1], t)
+            gc.restore()
+            return
+        H = int(renderer.height)
+        px_lo, px_hi = int(np.floor(min(dx0, dx1))), int(np.ceil(max(dx0, dx1)))
+        py_lo, py_hi = int(np.floor(min(dy0, dy1))), int(np.ceil(max(dy0, dy1)))
+        if px_hi <= px_lo or py_hi <= py_lo:
+            gc.restore()
+            return
+        # the cell under each pixel centre (display y up; image rows go top -> bottom)
+        xs = np.arange(px_lo, px_hi) + 0.5
+        ys = np.arange(py_hi - 1, py_lo - 1, -1) + 0.5
+        cols = np.floor((xs - dx0) / (dx1 - dx0) * w).astype(int)
+        rows = np.floor((ys - dy0) / (dy1 - dy0) * h).astype(int)
+        cok = (cols >= 0) & (cols < w)
+        rok = (rows >= 0) & (rows < h)
+        img = self.rgba[np.clip(rows, 0, h - 1)][:, np.clip(cols, 0, w - 1)]
+        if not (cok.all() and rok.all()):
+            img = img.copy()
+            img[~rok] = 0
+            img[:, ~cok] = 0
+        del H
+        renderer.draw_image(gc, px_lo, py_lo, img[::-1] if _FLIP_IMAGES else img)
+        gc.restore()
+
+
+def colorize(values: np.ndarray, cmap, norm) -> np.ndarray:
+    """(h, w, 4) floats: ``cmap(norm(values))``."""
+    return cmap(norm(np.asarray(values, dtype=float)))

@@ -1,0 +1,272 @@
+"""The convolution figure: padded input, window, kernel, products, output, output-size formula.
+
+:class:`ConvScene` builds every artist once; :meth:`ConvScene.update` only changes their data, so
+a widget can redraw it many times a second. :func:`conv_figure` is the one-shot pure version.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib import colors as mcolors
+from matplotlib.collections import LineCollection
+from matplotlib.figure import Figure
+
+from ._draw import (
+    ERROR,
+    INVENTED,
+    WINDOW,
+    CellGrid,
+    CellLabels,
+    TextLine,
+    ax_text,
+    bare_axes,
+    cell_squares,
+    colorize,
+    fmt_number,
+    new_figure,
+    rect_outline,
+    text_colors_on,
+)
+from .conv_model import ConvModel, conv_model, copy_links
+
+MAX_LABELLED_CELLS = 400  # above this many cells a grid is drawn without numbers
+MAX_COLD_LINKS = 200  # every copy link is drawn faintly only for small images
+
+
+def _grid_labels(labels: CellLabels, values: np.ndarray, cmap, norm, *, limit=MAX_LABELLED_CELLS):
+    """Write each cell's value at its centre (nothing when the grid is too big to read)."""
+    if values.size > limit:
+        labels.clear_labels()
+        return
+    r, c = np.indices(values.shape)
+    labels.set_labels(
+        c.ravel(),
+        r.ravel(),
+        [fmt_number(v) for v in values.ravel()],
+        text_colors_on(values.ravel(), cmap, norm),
+    )
+
+
+def _sym_norm(*arrays) -> mcolors.Normalize:
+    m = max(float(np.max(np.abs(a))) if a.size else 0.0 for a in arrays) or 1.0
+    return mcolors.Normalize(-m, m)
+
+
+def _range_norm(a: np.ndarray) -> mcolors.Normalize:
+    lo, hi = float(np.min(a)), float(np.max(a))
+    if hi == lo:
+        lo, hi = lo - 1.0, hi + 1.0
+    return mcolors.Normalize(lo, hi)
+
+
+class ConvScene:
+    """All the artists of the convolution figure, made once; ``update(model)`` refreshes them."""
+
+    def __init__(self, figure: Figure | None = None):
+        fig = self.figure = figure if figure is not None else new_figure(11.0, 4.8)
+        self.grey = mcolors.ListedColormap(
+            __import__("matplotlib").colormaps["gray"](np.linspace(0.08, 1.0, 256))
+        )
+        self.div = __import__("matplotlib").colormaps["RdBu_r"]
+        self.seq = __import__("matplotlib").colormaps["viridis"]
+
+        self.ax_in = fig.add_axes((0.01, 0.24, 0.36, 0.62))
+        self.ax_k = fig.add_axes((0.395, 0.46, 0.125, 0.34))
+        self.ax_p = fig.add_axes((0.545, 0.46, 0.125, 0.34))
+        self.ax_out = fig.add_axes((0.69, 0.24, 0.30, 0.62))
+        for ax in (self.ax_in, self.ax_k, self.ax_p, self.ax_out):
+            bare_axes(ax)
+
+        ax = self.ax_in
+        self.im_in = CellGrid(ax)
+        self.frame = LineCollection([], colors="#1d3557", linewidths=1.6, zorder=3)
+        self.links = LineCollection([], colors=INVENTED, linewidths=0.6, alpha=0.45, zorder=3)
+        self.links_hot = LineCollection([], colors="#c1121f", linewidths=1.4, zorder=4)
+        (self.link_ends,) = ax.plot([], [], "o", ms=3.5, color="#c1121f", zorder=4)
+        self.window = LineCollection([], colors=WINDOW, linewidths=2.2, zorder=4)
+        self.window_box = LineCollection(
+            [], colors=WINDOW, linewidths=1.0, linestyles="--", zorder=4
+        )
+        for coll in (self.frame, self.links, self.links_hot, self.window, self.window_box):
+            ax.add_collection(coll)
+        self.lab_in = CellLabels(ax, size=6.5)
+        self.title_in = ax_text(ax, 0.5, 1.03, va="bottom", ha="center", fontsize=9)
+
+        self.im_k = CellGrid(self.ax_k)
+        self.lab_k = CellLabels(self.ax_k, size=7)
+        self.title_k = ax_text(self.ax_k, 0.5, 1.03, va="bottom", ha="center", fontsize=9)
+        self.im_p = CellGrid(self.ax_p)
+        self.lab_p = CellLabels(self.ax_p, size=7)
+        self.title_p = ax_text(self.ax_p, 0.5, 1.03, va="bottom", ha="center", fontsize=9)
+
+        self.im_out = CellGrid(self.ax_out)
+        self.out_cell = LineCollection([], colors=WINDOW, linewidths=2.4, zorder=4)
+        self.ax_out.add_collection(self.out_cell)
+        self.lab_out = CellLabels(self.ax_out, size=6.5)
+        self.title_out = ax_text(self.ax_out, 0.5, 1.03, va="bottom", ha="center", fontsize=9)
+
+        self.op_text = TextLine(fig, 0.4575, 0.40, fontsize=9, ha="center")
+        self.formula_h = TextLine(fig, 0.01, 0.17, fontsize=9.5, family="DejaVu Sans")
+        self.formula_w = TextLine(fig, 0.01, 0.11, fontsize=9.5)
+        self.sum_text = TextLine(fig, 0.01, 0.05, fontsize=9)
+        self.code_text = TextLine(fig, 0.44, 0.33, fontsize=8, family="monospace", ha="left")
+        self.error = fig.text(
+            0.5,
+            0.55,
+            "",
+            ha="center",
+            va="center",
+            fontsize=11,
+            color=ERROR,
+            wrap=True,
+            bbox=dict(boxstyle="round", fc="white", ec=ERROR, alpha=0.95),
+            zorder=10,
+            visible=False,
+        )
+        self.model: ConvModel | None = None
+
+    # ------------------------------------------------------------------ update
+    def update(self, m: ConvModel) -> None:
+        """Show model ``m`` (hides any error message)."""
+        self.model = m
+        self.error.set_visible(False)
+        self._update_input(m)
+        self._update_kernel(m)
+        self._update_output(m)
+        self._update_text(m)
+
+    def show_error(self, message: str) -> None:
+        """Overlay a readable message (the last good picture stays underneath)."""
+        self.error.set_text(message)
+        self.error.set_visible(True)
+
+    def _update_input(self, m: ConvModel) -> None:
+        ax, Hp, Wp, p = self.ax_in, *m.padded.shape, m.padding
+        H, W = m.image.shape
+        norm = _range_norm(m.image)
+        rgba = colorize(m.padded, self.grey, norm)
+        tint = np.array(mcolors.to_rgba(INVENTED))
+        rgba[m.invented] = 0.45 * rgba[m.invented] + 0.55 * tint
+        self.im_in.set_cells(rgba, values=m.padded)
+        self.frame.set_segments([rect_outline(p - 0.5, p - 0.5, p + W - 0.5, p + H - 0.5)])
+
+        in_window = set()
+        for r in m.taps_rows:
+            for c in m.taps_cols:
+                in_window.add((int(r), int(c)))
+        links = copy_links(m)
+        show_cold = len(links) <= MAX_COLD_LINKS and m.padded.size <= MAX_LABELLED_CELLS
+        cold, hot, ends = [], [], []
+        for (r, c), (sr, sc) in links:
+            seg = np.array([(c, r), (sc, sr)], dtype=float)
+            if (r, c) in in_window:
+                hot.append(seg)
+                ends.append((sc, sr))
+            elif show_cold:
+                cold.append(seg)
+        self.links.set_segments(cold)
+        self.links_hot.set_segments(hot)
+        ends_arr = np.array(ends, dtype=float).reshape(-1, 2)
+        self.link_ends.set_data(ends_arr[:, 0], ends_arr[:, 1])
+
+        rr, cc = np.meshgrid(m.taps_rows, m.taps_cols, indexing="ij")
+        self.window.set_segments(cell_squares(rr.ravel(), cc.ravel(), half=0.45))
+        self.window_box.set_segments(
+            [
+                rect_outline(
+                    m.taps_cols[0] - 0.5,
+                    m.taps_rows[0] - 0.5,
+                    m.taps_cols[-1] + 0.5,
+                    m.taps_rows[-1] + 0.5,
+                )
+            ]
+            if m.dilation > 1
+            else []
+        )
+        ax.set_xlim(-0.5, Wp - 0.5)
+        ax.set_ylim(Hp - 0.5, -0.5)
+        _grid_labels(self.lab_in, m.padded, self.grey, norm)
+        how = {
+            "zeros": "invented pixels are 0",
+            "reflect": "invented pixels mirror the image",
+            "replicate": "invented pixels repeat the edge",
+            "circular": "invented pixels wrap around",
+        }[m.padding_mode]
+        self.title_in.set_text(
+            f"input {H}×{W} padded by {p} ({m.padding_mode}) → {Hp}×{Wp}"
+            + (f"\norange: {how}" if p else "\nno padding: the window stays inside")
+        )
+
+    def _update_kernel(self, m: ConvModel) -> None:
+        norm = _sym_norm(m.weight)
+        self.im_k.set_cells(colorize(m.weight, self.div, norm), values=m.weight)
+        self.ax_k.set_xlim(-0.5, m.weight.shape[1] - 0.5)
+        self.ax_k.set_ylim(m.weight.shape[0] - 0.5, -0.5)
+        _grid_labels(self.lab_k, m.weight, self.div, norm, limit=121)
+        flipped = m.operation == "convolution"
+        self.title_k.set_text(
+            "kernel flipped\n(convolution)" if flipped else "weight as given\n(cross-correlation)"
+        )
+
+        pnorm = _sym_norm(m.products)
+        self.im_p.set_cells(colorize(m.products, self.div, pnorm), values=m.products)
+        self.ax_p.set_xlim(-0.5, m.products.shape[1] - 0.5)
+        self.ax_p.set_ylim(m.products.shape[0] - 0.5, -0.5)
+        _grid_labels(self.lab_p, m.products, self.div, pnorm, limit=121)
+        self.title_p.set_text(f"window × weight\nsum = {fmt_number(m.value)}")
+
+    def _update_output(self, m: ConvModel) -> None:
+        norm = _range_norm(m.output)
+        Ho, Wo = m.output.shape
+        self.im_out.set_cells(colorize(m.output, self.seq, norm), values=m.output)
+        self.ax_out.set_xlim(-0.5, Wo - 0.5)
+        self.ax_out.set_ylim(Ho - 0.5, -0.5)
+        i, j = m.position
+        self.out_cell.set_segments(cell_squares([i], [j], half=0.5))
+        _grid_labels(self.lab_out, m.output, self.seq, norm)
+        self.title_out.set_text(
+            f"output {Ho}×{Wo} (F.conv2d)\nlit: output[{i}, {j}] = {fmt_number(m.value)}"
+        )
+
+    def _update_text(self, m: ConvModel) -> None:
+        self.op_text.set("")
+        self.formula_h.set(m.formula_h + "    (p = padding, d = dilation, s = stride)")
+        self.formula_w.set(m.formula_w)
+        terms = [
+            f"{fmt_number(a)}·{fmt_number(b)}" for a, b in zip(m.patch.ravel(), m.weight.ravel())
+        ]
+        shown = " + ".join(terms[:12]) + (" + …" if len(terms) > 12 else "")
+        i, j = m.position
+        self.sum_text.set(f"output[{i}, {j}] = {shown} = {fmt_number(m.value)}")
+        self.code_text.set(m.code())
+
+
+def conv_figure(
+    image,
+    kernel,
+    *,
+    padding: int = 0,
+    padding_mode: str = "zeros",
+    stride: int = 1,
+    dilation: int = 1,
+    position: tuple[int, int] = (0, 0),
+    operation: str = "cross-correlation",
+) -> Figure:
+    """A new figure showing one output cell of ``conv2d`` on ``image`` with ``kernel``.
+
+    Same arguments as :func:`tensorlab.viz.conv_model.conv_model`; raises its errors.
+    """
+    model = conv_model(
+        image,
+        kernel,
+        padding=padding,
+        padding_mode=padding_mode,
+        stride=stride,
+        dilation=dilation,
+        position=position,
+        operation=operation,
+    )
+    scene = ConvScene()
+    scene.update(model)
+    scene.figure._tensorlab_scene = scene  # tests read the artists back through this
+    return scene.figure

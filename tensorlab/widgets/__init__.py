@@ -1,0 +1,28 @@
+"""Interactive explorers: thin ipywidgets shells over the figures of :mod:`tensorlab.viz`.
+
+Each explorer is constructible with no arguments and exposes ``.figure`` (a matplotlib Figure whose
+artists are built once and updated on every control change), ``.status`` (the configuration in
+words), ``.widget`` (the whole thing) and displays itself in a notebook::
+
+    from tensorlab.widgets import ConvExplorer, GroupsExplorer, AxesExplorer, MemoryExplorer
+    ConvExplorer()
+
+With ``%matplotlib widget`` (ipympl installed) the figure is ipympl's live canvas; otherwise it is
+shown as a PNG image that is re-rendered after each change (works with the inline backend).
+A configuration that makes no sense shows its error in the widget; nothing raises.
+"""
+
+from ._base import Explorer, FigureView
+from .axes import AxesExplorer
+from .conv import ConvExplorer
+from .groups import GroupsExplorer
+from .memory import MemoryExplorer
+
+__all__ = [
+    "AxesExplorer",
+    "ConvExplorer",
+    "Explorer",
+    "FigureView",
+    "GroupsExplorer",
+    "MemoryExplorer",
+]

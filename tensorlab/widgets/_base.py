@@ -1,0 +1,198 @@
+"""What every explorer shares: one figure on screen, a status line, errors shown, never raised.
+
+An explorer owns a *scene* from :mod:`tensorlab.viz` (artists built once) and a row of
+ipywidgets controls. Each control change calls :meth:`Explorer.refresh`, which builds a model,
+updates the scene's artists, and puts the figure on screen:
+
+- with the ipympl backend (``%matplotlib widget``), the figure's own interactive canvas, redrawn
+  with ``draw_idle``;
+- otherwise (the inline backend, or no notebook at all), an ``ipywidgets.Image`` holding a PNG of
+  the Agg canvas, re-encoded after each change. This needs no extra package and does not
+  flicker, unlike clearing and re-displaying an ``Output``.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import time
+from contextlib import contextmanager
+
+import ipywidgets as widgets
+import numpy as np
+
+ERROR_STYLE = "color:#b00020;font-weight:bold"
+
+
+def _ipympl_active() -> bool:
+    import matplotlib
+
+    backend = str(matplotlib.get_backend()).lower()
+    return "ipympl" in backend or backend in ("widget", "module://ipympl.backend_nbagg")
+
+
+def encode_png(canvas) -> bytes:
+    """PNG bytes of an Agg canvas that has just been drawn (fast zlib level: this is for screens)."""
+    from PIL import Image
+
+    rgba = np.asarray(canvas.buffer_rgba())
+    out = io.BytesIO()
+    Image.fromarray(rgba, "RGBA").save(out, format="png", compress_level=1)
+    return out.getvalue()
+
+
+class FigureView:
+    """Puts one figure on screen and refreshes it: ipympl's canvas if active, else a PNG image."""
+
+    def __init__(self, figure, mode: str = "auto"):
+        self.figure = figure
+        self.mode = "png"
+        self.widget = None
+        if mode in ("auto", "ipympl") and (mode == "ipympl" or _ipympl_active()):
+            try:
+                from ipympl.backend_nbagg import new_figure_manager_given_figure
+
+                manager = new_figure_manager_given_figure(id(figure), figure)
+                canvas = manager.canvas
+                canvas.header_visible = False
+                canvas.footer_visible = False
+                canvas.resizable = False
+                self.widget = canvas
+                self.mode = "ipympl"
+            except Exception:  # noqa: BLE001 - no ipympl after all: fall back to PNGs
+                self.widget = None
+        if self.widget is None:
+            from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+            if not isinstance(figure.canvas, FigureCanvasAgg):
+                FigureCanvasAgg(figure)
+            self.widget = widgets.Image(format="png")
+        self.png_bytes = 0
+
+    def render(self) -> None:
+        """Redraw the figure where it is shown."""
+        if self.mode == "ipympl":
+            self.figure.canvas.draw_idle()
+            return
+        canvas = self.figure.canvas
+        canvas.draw()
+        data = encode_png(canvas)
+        self.png_bytes = len(data)
+        self.widget.value = data
+
+
+class Explorer:
+    """Base class: subclasses set ``self.scene`` and controls, and implement ``_model()``.
+
+    Attributes every explorer exposes: ``figure`` (the matplotlib Figure), ``scene`` (its
+    artists), ``model`` (what is drawn now), ``status`` (an HTML widget stating the configuration
+    in words), ``message`` (errors), ``widget`` (the whole thing, a ``VBox``), ``last_error``
+    (``None`` or the error text shown), ``timings`` (seconds per refresh).
+    """
+
+    def __init__(self, scene, *, display: str = "auto"):
+        self.scene = scene
+        self.figure = scene.figure
+        self.view = FigureView(self.figure, display)
+        self.status = widgets.HTML(layout=widgets.Layout(width="100%"))
+        self.message = widgets.HTML(layout=widgets.Layout(width="100%"))
+        self.model = None
+        self.last_error: str | None = None
+        self.timings: list[float] = []
+        self._suspended = 0
+
+    # ------------------------------------------------------------------ plumbing
+    @contextmanager
+    def hold(self):
+        """Change several controls at once with one redraw at the end."""
+        self._suspended += 1
+        try:
+            yield
+        finally:
+            self._suspended -= 1
+        if not self._suspended:
+            self.refresh()
+
+    @contextmanager
+    def _quiet(self):
+        """Change controls without any redraw (the caller refreshes)."""
+        self._suspended += 1
+        try:
+            yield
+        finally:
+            self._suspended -= 1
+
+    def _on_change(self, change=None) -> None:
+        if not self._suspended:
+            self.refresh()
+
+    def _observe(self, *controls) -> None:
+        for c in controls:
+            c.observe(self._on_change, names="value")
+
+    def _model(self):  # pragma: no cover - subclasses implement
+        raise NotImplementedError
+
+    def _before_model(self) -> None:
+        """Adjust dependent controls (slider ranges) before the model is built."""
+
+    def refresh(self) -> None:
+        """Rebuild the model, update the artists and the screen; show errors, never raise them."""
+        t0 = time.perf_counter()
+        try:
+            with self._quiet():
+                self._before_model()
+            model = self._model()
+            self.scene.update(model)
+        except Exception as e:  # noqa: BLE001 - a bad configuration is a message, not a crash
+            self.last_error = f"{type(e).__name__}: {e}"
+            try:
+                self.scene.show_error(self.last_error)
+            except Exception:  # noqa: BLE001
+                pass
+            self.message.value = (
+                f'<span style="{ERROR_STYLE}">{html.escape(self.last_error)}</span>'
+            )
+            self.status.value = html.escape(self.describe_settings()) + " — <i>not drawn</i>"
+        else:
+            self.model = model
+            self.last_error = None
+            self.message.value = self._note(model)
+            self.status.value = html.escape(model.describe())
+        try:
+            self.view.render()
+        except Exception as e:  # noqa: BLE001
+            self.last_error = f"{type(e).__name__} while drawing: {e}"
+            self.message.value = (
+                f'<span style="{ERROR_STYLE}">{html.escape(self.last_error)}</span>'
+            )
+        self.timings.append(time.perf_counter() - t0)
+
+    def _note(self, model) -> str:
+        """Extra HTML under the figure for a model that drew fine (errors inside it, hints)."""
+        return ""
+
+    def describe_settings(self) -> str:
+        """The controls' values in words (shown when the model could not be built)."""
+        return ""
+
+    # ------------------------------------------------------------------ display
+    @property
+    def widget(self) -> widgets.VBox:
+        if not hasattr(self, "_widget"):
+            self._widget = widgets.VBox(
+                [*self._control_rows(), self.view.widget, self.status, self.message]
+            )
+        return self._widget
+
+    def _control_rows(self) -> list:  # pragma: no cover - subclasses implement
+        return []
+
+    def controls(self) -> dict[str, widgets.Widget]:
+        """Every control by name (tests drive them through this)."""
+        return {}
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
