@@ -345,3 +345,118 @@ def element_offsets(shape: Sequence[int], stride: Sequence[int], offset: int) ->
     for size, st in zip(shape, stride):
         positions = [p + i * st for p in positions for i in range(size)]
     return positions if numel(shape) else []
+
+
+# ----------------------------------------------------------------------------- layout of new results
+# PyTorch gives a freshly computed result the *memory order* of its inputs: ``(x.t() + 1)`` is
+# not contiguous, it has ``x.t()``'s strides. Two rules do this, written once here.
+
+
+def _insertion_sort_perm(ndim: int, should_swap) -> list[int]:
+    """PyTorch's stable insertion sort of dims, fastest-moving first, starting from (n-1, ..., 0).
+
+    ``should_swap(d0, d1)`` returns 1 if d0 must come after d1, -1 if before, 0 if undecided.
+    """
+    perm = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            c = should_swap(perm[dim0], perm[dim1])
+            if c > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif c < 0:
+                break
+    return perm
+
+
+def dense_strides_like(shape: Sequence[int], stride: Sequence[int]) -> Stride:
+    """PyTorch's ``infer_dense_strides``: dense strides in the same dim order as ``stride``.
+
+    Used for ``empty_like``/``clone``/``to`` of a tensor that has gaps or repeats (``x[:, ::2]``).
+    """
+    n = len(shape)
+    if n == 0:
+        return ()
+    if n == 1:
+        return (1,)
+
+    def should_swap(d0, d1):
+        s0, s1 = stride[d0], stride[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    out = [0] * n
+    acc = 1
+    for d in _insertion_sort_perm(n, should_swap):
+        out[d] = acc
+        if shape[d] > 1:
+            acc *= shape[d]
+    return tuple(out)
+
+
+def preserve_strides(shape: Sequence[int], stride: Sequence[int]) -> Stride:
+    """Strides of ``clone()`` / ``to(dtype)`` (memory_format=preserve): the same strides when the
+    tensor is dense without overlap (a transpose, a permute), else :func:`dense_strides_like`."""
+    if is_non_overlapping_and_dense(shape, stride):
+        return tuple(stride)
+    return dense_strides_like(shape, stride)
+
+
+def broadcast_strides(
+    shape: Sequence[int], stride: Sequence[int], out_shape: Sequence[int]
+) -> Stride:
+    """An operand's strides seen in the broadcast ``out_shape`` (0 where it is broadcast)."""
+    lead = len(out_shape) - len(shape)
+    out = [0] * len(out_shape)
+    for i, (size, st) in enumerate(zip(shape, stride)):
+        out[lead + i] = 0 if (size == 1 and out_shape[lead + i] != 1) else st
+    return tuple(out)
+
+
+def iterator_strides(
+    out_shape: Sequence[int], operands: Sequence[tuple[Sequence[int], Sequence[int]]]
+) -> Stride:
+    """Strides PyTorch's TensorIterator gives a new output of ``out_shape``.
+
+    ``operands`` are the inputs as (shape, stride), in argument order (a Python scalar is an
+    operand of shape ``()``). Fast path: inputs all of ``out_shape`` and all contiguous give a
+    contiguous output; all dense with identical strides give those strides. Otherwise dims are
+    ordered by the first input whose strides decide (0 strides never decide; equal strides put the
+    smaller dim first), and the output is dense in that order (contiguous if that is row-major).
+    """
+    out_shape = tuple(out_shape)
+    n = len(out_shape)
+    if operands and all(tuple(sh) == out_shape for sh, _ in operands):
+        if all(is_contiguous(sh, st) for sh, st in operands):
+            return contiguous_strides(out_shape)
+        if all(is_non_overlapping_and_dense(sh, st) for sh, st in operands):
+            if len({tuple(st) for _, st in operands}) == 1:
+                return tuple(operands[0][1])
+    if n <= 1:
+        return contiguous_strides(out_shape)
+    aligned = [broadcast_strides(sh, st, out_shape) for sh, st in operands]
+
+    def should_swap(d0, d1):
+        for st in aligned:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if out_shape[d0] > out_shape[d1]:
+                return 1
+        return 0
+
+    perm = _insertion_sort_perm(n, should_swap)
+    if perm == list(range(n - 1, -1, -1)):
+        return contiguous_strides(out_shape)
+    out = [0] * n
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= out_shape[d]
+    return tuple(out)

@@ -141,6 +141,16 @@ class Tensor:
         return cls(storage, shape, L.contiguous_strides(shape), 0, dtype)
 
     @classmethod
+    def _from_array_strided(cls, arr: np.ndarray, dtype: D.dtype, stride: Sequence[int]) -> Tensor:
+        """A fresh tensor holding a copy of ``arr`` laid out with the given dense ``stride``."""
+        shape = arr.shape
+        lo, hi = L.storage_span(shape, stride, 0)
+        out = cls(new_storage(hi - lo, dtype.np), shape, stride, 0, dtype)
+        if L.numel(shape):
+            out._np()[...] = arr
+        return out
+
+    @classmethod
     def _empty(cls, shape: Sequence[int], dtype: D.dtype) -> Tensor:
         shape = tuple(shape)
         return cls(
@@ -405,12 +415,19 @@ class Tensor:
 
     # ------------------------------------------------------------------ copies of the whole tensor
     def clone(self, *, memory_format=None) -> Tensor:
-        """A contiguous copy in fresh storage."""
+        """A copy in fresh storage that keeps the memory order (PyTorch's ``preserve_format``):
+        ``x.t().clone()`` has ``x.t()``'s strides. ``contiguous()`` is the row-major copy."""
+        if memory_format is not None and memory_format != "preserve_format":
+            return self._contiguous_copy()
+        stride = L.preserve_strides(self._shape, self._stride)
+        return Tensor._from_array_strided(self._np(), self._dtype, stride)
+
+    def _contiguous_copy(self) -> Tensor:
         return Tensor._from_array(self._np(), self._dtype)
 
     def contiguous(self, memory_format=None) -> Tensor:
-        """``self`` if already contiguous, otherwise a contiguous copy."""
-        return self if self.is_contiguous() else self.clone()
+        """``self`` if already contiguous, otherwise a contiguous (row-major) copy."""
+        return self if self.is_contiguous() else self._contiguous_copy()
 
     def detach(self) -> Tensor:
         """Same storage and layout, cut from autograd (a view in PyTorch's sense: shares memory)."""
@@ -450,7 +467,7 @@ class Tensor:
         stride = L.view_strides(self._shape, self._stride, shape)
         if stride is not None:
             return self._view(shape, stride)
-        return self.clone().view(shape)
+        return self._contiguous_copy().view(shape)
 
     def reshape_as(self, other: Tensor) -> Tensor:
         return self.reshape(other.shape)
@@ -707,7 +724,7 @@ def _cast(t: Tensor, dtype: D.dtype) -> Tensor:
             out = np.trunc(arr).astype(dtype.np)
         else:
             out = arr.astype(dtype.np)
-    return Tensor._from_array(out, dtype)
+    return Tensor._from_array_strided(out, dtype, L.preserve_strides(t._shape, t._stride))
 
 
 def _rebuild(arr, dtype_name, requires_grad):

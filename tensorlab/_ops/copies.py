@@ -13,7 +13,10 @@ from .._tensor import Tensor, _as_shape, tensor_method
 def flip(input: Tensor, *dims) -> Tensor:
     """Reverse the order along ``dims``. A copy: tensorlab (like PyTorch) has no negative strides."""
     dims = L.wrap_dims(_as_shape(dims, "dims"), input.ndim)
-    return Tensor._from_array(np.flip(input._np(), axis=dims) if dims else input._np(), input.dtype)
+    flipped = np.flip(input._np(), axis=dims) if dims else input._np()
+    return Tensor._from_array_strided(
+        flipped, input.dtype, L.preserve_strides(input.shape, input.stride())
+    )
 
 
 @tensor_method("fliplr")

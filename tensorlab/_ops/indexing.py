@@ -65,8 +65,6 @@ def _parse(t: Tensor, index):
             consumed += it.ndim
         else:
             consumed += 1
-    if sum(1 for it in items if it is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > t.ndim:
         raise IndexError(f"too many indices for tensor of dimension {t.ndim}")
 
@@ -75,10 +73,14 @@ def _parse(t: Tensor, index):
     out_shape: list[int] = []
     out_stride: list[int] = []
     advanced: list[tuple[int, np.ndarray]] = []
+    bad_masks: list[tuple[int, np.ndarray]] = []
+    ellipsis_seen = False
     dim = 0  # position in the input
     for position, it in enumerate(items):
         if it is Ellipsis:
-            n = t.ndim - consumed
+            # PyTorch: the first ``...`` takes the unspecified dims, any later one takes none
+            n = 0 if ellipsis_seen else t.ndim - consumed
+            ellipsis_seen = True
             for _ in range(n):
                 out_shape.append(shape[dim])
                 out_stride.append(stride[dim])
@@ -130,13 +132,7 @@ def _parse(t: Tensor, index):
                     advanced.append((len(out_shape) - 1, np.array([0] if arr else [], np.int64)))
                     continue
                 if tuple(arr.shape) != tuple(covered):
-                    for k, (a, b) in enumerate(zip(arr.shape, covered)):
-                        if a != b:
-                            raise IndexError(
-                                f"The shape of the mask {L._fmt(arr.shape)} at index {k} does not "
-                                f"match the shape of the indexed tensor {L._fmt(t._shape)} at "
-                                f"index {dim + k}"
-                            )
+                    bad_masks.append((len(out_shape), arr))
                 for _ in range(arr.ndim):
                     out_shape.append(shape[dim])
                     out_stride.append(stride[dim])
@@ -154,6 +150,14 @@ def _parse(t: Tensor, index):
         out_shape.append(shape[dim])
         out_stride.append(stride[dim])
         dim += 1
+    for pos, arr in bad_masks:
+        # PyTorch checks masks against the tensor after all basic indexing (None dims included)
+        for k, a in enumerate(arr.shape):
+            if a != out_shape[pos + k]:
+                raise IndexError(
+                    f"The shape of the mask {L._fmt(arr.shape)} at index {k} does not match the "
+                    f"shape of the indexed tensor {L._fmt(out_shape)} at index {pos + k}"
+                )
     return (tuple(out_shape), tuple(out_stride), offset), advanced
 
 
@@ -167,6 +171,8 @@ def _numpy_index(view_shape, advanced) -> tuple:
             skip.update(range(pos + 1, pos + arr.ndim))
             continue
         size = view_shape[pos]
+        if arr.size and size == 0:
+            raise IndexError("index is out of bounds for dimension with size 0")
         if arr.size and (arr.max() >= size or arr.min() < -size):
             bad = arr[(arr >= size) | (arr < -size)].flat[0]
             raise IndexError(f"index {bad} is out of bounds for dimension {k} with size {size}")
@@ -180,16 +186,69 @@ def getitem(self: Tensor, index) -> Tensor:
     view = self._view(shape, stride, offset)
     if not advanced:
         return view
+    _check_broadcast(advanced)
+    result = view._np()[_numpy_index(shape, advanced)]
+    strides = _advanced_strides(shape, stride, advanced)
+    if strides is None or len(strides) != result.ndim:
+        return Tensor._from_array(np.ascontiguousarray(result), self.dtype)
+    return Tensor._from_array_strided(result, self.dtype, strides)
+
+
+def _check_broadcast(advanced) -> None:
+    arrays = [a for _, a in _expand_masks(advanced)]
     try:
-        arrays = [a for _, a in advanced]
-        np.broadcast_shapes(*[a.shape for a in arrays if a.dtype != np.bool_])
+        np.broadcast_shapes(*[a.shape for a in arrays])
     except ValueError:
         shapes = ", ".join(L._fmt(a.shape) for a in arrays)
         raise IndexError(
             f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
         ) from None
-    result = view._np()[_numpy_index(shape, advanced)]
-    return Tensor._from_array(np.ascontiguousarray(result), self.dtype)
+
+
+def _expand_masks(advanced) -> list[tuple[int, np.ndarray]]:
+    """One (dim, int index array) per indexed dim: a bool mask becomes its nonzero columns."""
+    out = []
+    for pos, arr in advanced:
+        if arr.dtype == np.bool_:
+            out.extend((pos + k, col) for k, col in enumerate(np.nonzero(arr)))
+        else:
+            out.append((pos, arr))
+    return out
+
+
+def _advanced_strides(shape, stride, advanced) -> tuple[int, ...] | None:
+    """Strides PyTorch's ``index`` kernel gives its result (a TensorIterator output).
+
+    The source is restrided so that the indexed dims are replaced by the broadcast index shape
+    with stride 0 (moved to the front first when they are not adjacent); each index tensor is
+    broadcast and reshaped to line up; the output takes the memory order these operands suggest.
+    """
+    expanded = _expand_masks(advanced)
+    dims = [d for d, _ in expanded]
+    arrays = [a for _, a in expanded]
+    n = len(shape)
+    if dims != list(range(dims[0], dims[0] + len(dims))):
+        order = dims + [d for d in range(n) if d not in dims]
+    else:
+        order = list(range(n))
+    sshape = [shape[d] for d in order]
+    sstride = [stride[d] for d in order]
+    first = next(i for i, d in enumerate(order) if d in dims)
+    k = len(dims)
+    try:
+        bshape = tuple(np.broadcast_shapes(*(a.shape for a in arrays)))
+    except ValueError:
+        return None
+    before, after = sshape[:first], sshape[first + k :]
+    out_shape = tuple(before) + bshape + tuple(after)
+    src_stride = tuple(sstride[:first]) + (0,) * len(bshape) + tuple(sstride[first + k :])
+    operands = [(out_shape, src_stride)]
+    for a in arrays:
+        expanded = L.broadcast_strides(a.shape, L.contiguous_strides(a.shape), bshape)
+        rshape = (1,) * len(before) + bshape + (1,) * len(after)
+        rstride = L.view_strides(bshape, expanded, rshape) or L.contiguous_strides(rshape)
+        operands.append((rshape, rstride))
+    return L.iterator_strides(out_shape, operands)
 
 
 def _value_array(self: Tensor, value, target_shape, advanced: bool) -> np.ndarray:
@@ -208,25 +267,28 @@ def _value_array(self: Tensor, value, target_shape, advanced: bool) -> np.ndarra
     else:
         raise TypeError(f"can't assign a {type(value).__name__} to a {self.type()}")
     try:
-        # leading size-1 dims of the value may be dropped, as PyTorch does
-        while arr.ndim > len(target_shape) and arr.shape[0] == 1:
+        # PyTorch drops all leading size-1 dims of the value before broadcasting it
+        while arr.ndim and arr.shape[0] == 1:
             arr = arr[0]
         np.broadcast_to(arr, target_shape)
     except ValueError:
         if advanced:
             raise RuntimeError(
-                f"shape mismatch: value tensor of shape {L._fmt(value_shape(value))} cannot be "
+                f"shape mismatch: value tensor of shape {L._fmt(arr.shape)} cannot be "
                 f"broadcast to indexing result of shape {L._fmt(target_shape)}"
+            ) from None
+        if arr.ndim > len(target_shape):
+            kind = value.type() if isinstance(value, Tensor) else self.type()
+            raise RuntimeError(
+                f"expand({kind}{{{L._fmt(arr.shape)}}}, size={L._fmt(target_shape)}): the number "
+                f"of sizes provided ({len(target_shape)}) must be greater or equal to the number "
+                f"of dimensions in the tensor ({arr.ndim})"
             ) from None
         L.expand_layout(arr.shape, (0,) * arr.ndim, target_shape)  # raises PyTorch's message
         raise
     if self.dtype.is_floating_point is False and arr.dtype.kind == "f":
         arr = np.trunc(arr)
     return arr.astype(self.dtype.np, copy=False)
-
-
-def value_shape(value):
-    return tuple(value.shape) if hasattr(value, "shape") else np.shape(value)
 
 
 @tensor_method("__setitem__", function=False)
@@ -240,12 +302,11 @@ def setitem(self: Tensor, index, value) -> None:
         if isinstance(value, Tensor) and _partial_overlap(view, value):
             raise RuntimeError(PARTIAL_OVERLAP)
         arr = _value_array(self, value, shape, advanced=False)
-        if arr.ndim > len(shape):
-            L.expand_layout(arr.shape, (0,) * arr.ndim, shape)
         dst = view._np()
         if dst.size:
             _write(dst, np.broadcast_to(arr, shape))
         return
+    _check_broadcast(advanced)
     np_index = _numpy_index(shape, advanced)
     dst = view._np()
     target_shape = (
