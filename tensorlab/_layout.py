@@ -309,7 +309,11 @@ def has_internal_overlap(shape: Sequence[int], stride: Sequence[int]) -> bool:
 
 
 def is_non_overlapping_and_dense(shape: Sequence[int], stride: Sequence[int]) -> bool:
-    """Some permutation of the dims is contiguous: no gaps, no element stored twice."""
+    """Some permutation of the dims is contiguous: no gaps, no element stored twice.
+
+    (PyTorch counts every empty tensor as dense.)"""
+    if numel(shape) == 0:
+        return True
     if len(shape) == 1:
         return shape[0] < 2 or stride[0] == 1
     # dims of size < 2 sort last; the rest by increasing stride

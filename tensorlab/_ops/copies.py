@@ -36,6 +36,8 @@ def flipud(input: Tensor) -> Tensor:
 @tensor_method("repeat", function=False)
 def repeat(input: Tensor, *sizes) -> Tensor:
     """Tile the *whole* tensor ``sizes[i]`` times along each dim (numpy's ``tile``, not ``repeat``)."""
+    if not sizes:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     sizes = _as_shape(sizes, "repeats")
     if len(sizes) < input.ndim:
         raise RuntimeError(
@@ -89,10 +91,12 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Ten
         elif reps.size != src.shape[d]:
             raise RuntimeError(
                 "repeats must have the same size as input along dim, but got repeats.size(0) = "
-                f"{reps.size} and input.size({d}) = {src.shape[d]}"
+                f"{reps.size} and input.size({0 if dim is None else dim}) = {src.shape[d]}"
             )
     else:
         reps = int(repeats)
+        if reps < 0:
+            raise RuntimeError("Repeats must be non-negative")
     if np.any(np.asarray(reps) < 0):
         raise RuntimeError("repeats can not be negative")
     return Tensor._from_array(np.repeat(src, reps, axis=d), input.dtype)
@@ -105,7 +109,9 @@ def _tensors_arg(tensors, name: str) -> list[Tensor]:
         )
     tensors = list(tensors)
     if not tensors:
-        raise ValueError(f"torch.{name}(): expected a non-empty list of Tensors")
+        if name == "stack":
+            raise RuntimeError("stack expects a non-empty TensorList")
+        raise ValueError(f"tensorlab.{name}(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(
@@ -118,15 +124,17 @@ def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dim (a copy; dtypes are promoted)."""
     tensors = _tensors_arg(tensors, "cat")
     # PyTorch skips legacy empty 1-D tensors of shape (0,)
-    used = [t for t in tensors if not (t.ndim == 1 and t.numel() == 0)] or tensors[:1]
-    ref = used[0]
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = D.promote_types(dtype, t.dtype)
+    used = [(i, t) for i, t in enumerate(tensors) if not (t.ndim == 1 and t.numel() == 0)]
+    if not used:  # only legacy empty 1-D tensors: PyTorch returns an empty one, any dim
+        return Tensor._empty((0,), dtype)
+    ref = used[0][1]
     if ref.ndim == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     d = L.wrap_dim(dim, ref.ndim)
-    dtype = used[0].dtype
-    for t in used[1:]:
-        dtype = D.promote_types(dtype, t.dtype)
-    for t in used:
+    for i, t in used:
         if t.ndim != ref.ndim:
             raise RuntimeError(
                 f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}"
@@ -135,10 +143,9 @@ def cat(tensors, dim: int = 0) -> Tensor:
             if k != d and t.shape[k] != ref.shape[k]:
                 raise RuntimeError(
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
-                    f"{ref.shape[k]} but got size {t.shape[k]} for tensor number "
-                    f"{tensors.index(t)} in the list."
+                    f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list."
                 )
-    out = np.concatenate([t._np().astype(dtype.np, copy=False) for t in used], axis=d)
+    out = np.concatenate([t._np().astype(dtype.np, copy=False) for _, t in used], axis=d)
     return Tensor._from_array(out, dtype)
 
 
@@ -149,13 +156,13 @@ def stack(tensors, dim: int = 0) -> Tensor:
     """Join same-shaped tensors along a *new* dim (a copy)."""
     tensors = _tensors_arg(tensors, "stack")
     ref = tensors[0]
+    d = L.wrap_dim(dim, ref.ndim + 1)
     for i, t in enumerate(tensors):
         if t.shape != ref.shape:
             raise RuntimeError(
                 f"stack expects each tensor to be equal size, but got {L._fmt(ref.shape)} at "
                 f"entry 0 and {L._fmt(t.shape)} at entry {i}"
             )
-    d = L.wrap_dim(dim, ref.ndim + 1)
     return cat([t.unsqueeze(d) for t in tensors], d)
 
 
