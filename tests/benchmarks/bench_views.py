@@ -1,0 +1,86 @@
+"""Benchmark: views are O(1) metadata changes; `import tensorlab` is light.
+
+Run: python tests/benchmarks/bench_views.py
+Prints, for a 100 MB float32 tensor, the time of each view op in tensorlab and torch (same run),
+the Python-object bytes each allocates (storage stays shared: asserted), and `import tensorlab` time in a fresh
+interpreter with the heavy modules it must not import.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import tracemalloc
+
+import numpy as np
+
+
+def best_of(fn, repeat=2000):
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(repeat):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / repeat)
+    return best
+
+
+def main() -> None:
+    import tensorlab as tl
+
+    try:
+        import torch
+
+        torch.set_num_threads(2)
+    except ImportError:
+        torch = None
+
+    n = 25_000_000  # 100 MB of float32
+    arr = np.zeros(n, dtype=np.float32)
+    x = tl.from_numpy(arr).view(5000, 5000)
+    tx = torch.from_numpy(arr).view(5000, 5000) if torch else None
+    ops = {
+        "view(-1)": lambda t: t.view(-1),
+        "transpose(0,1)": lambda t: t.transpose(0, 1),
+        "permute(1,0)": lambda t: t.permute(1, 0),
+        "unsqueeze(0)": lambda t: t.unsqueeze(0),
+        "t[::2, 1:]": lambda t: t[::2, 1:],
+        "expand(3,-1,-1)": lambda t: t.unsqueeze(0).expand(3, -1, -1),
+        "reshape(2500,-1)": lambda t: t.reshape(2500, -1),
+    }
+    print(f"{'op':<18}{'tensorlab':>12}{'torch':>12}{'ratio':>8}{'py alloc B':>12}")
+    for name, fn in ops.items():
+        ours = best_of(lambda fn=fn: fn(x))
+        theirs = best_of(lambda fn=fn: fn(tx)) if torch else float("nan")
+        tracemalloc.start()
+        out = fn(x)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        same = out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+        assert same, name
+        print(
+            f"{name:<18}{ours * 1e6:>10.2f}us{theirs * 1e6:>10.2f}us{ours / theirs:>8.1f}{peak:>12d}"
+        )
+
+    code = (
+        "import sys, time; t0 = time.perf_counter(); import tensorlab; "
+        "dt = time.perf_counter() - t0; "
+        "heavy = [m for m in ('matplotlib', 'scipy', 'ipywidgets', 'nbclient', 'torch') "
+        "if m in sys.modules]; print(f'{dt:.3f} {heavy}')"
+    )
+    times = []
+    for _ in range(5):
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+        dt, heavy = out.stdout.split(" ", 1)
+        times.append(float(dt))
+    print(
+        f"import tensorlab: best {min(times):.3f} s, median {sorted(times)[2]:.3f} s; "
+        f"heavy modules imported: {heavy.strip()}"
+    )
+
+
+if __name__ == "__main__":
+    main()
