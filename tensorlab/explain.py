@@ -118,7 +118,9 @@ def explain_view(t: Tensor, *shape) -> ViewExplanation:
         border = old_b[right[0]]  # elements covered by the block `right` and everything after
         if border not in new_b:
             d = left[-1]
-            blocking = (d, right[0])
+            # size-1 dims join the block to their right; name its first real dim
+            e = next((k for k in right if old_shape[k] != 1), right[-1])
+            blocking = (d, e)
             # the new dim whose extent crosses this border
             acc = 1
             for k in range(len(new_shape) - 1, -1, -1):
