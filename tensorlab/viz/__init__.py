@@ -16,10 +16,8 @@ Behind each figure is a *model* function (``conv_model``, ``groups_model``, ``ax
 *scene* class that builds the artists once and updates them, which the widgets reuse.
 """
 
-from .axes import AxesScene, axes_figure
-from .axes_model import AxesModel, axes_model, nest_layout, parse_shape
-from .conv import ConvScene, conv_figure
-from .conv_model import (
+from ._axes_model import AxesModel, axes_model, nest_layout, parse_shape
+from ._conv_model import (
     IMAGE_PRESETS,
     KERNEL_PRESETS,
     PADDING_MODES,
@@ -30,10 +28,12 @@ from .conv_model import (
     output_size,
     parse_kernel,
 )
+from ._groups_model import GroupsModel, conv2d_error, groups_model
+from ._memory_model import MemoryModel, memory_model, parse_chain
+from .axes import AxesScene, axes_figure
+from .conv import ConvScene, conv_figure
 from .groups import GroupsScene, groups_figure
-from .groups_model import GroupsModel, conv2d_error, groups_model
 from .memory import MemoryScene, memory_figure, memory_layout
-from .memory_model import MemoryModel, memory_model, parse_chain
 
 __all__ = [
     "IMAGE_PRESETS",

@@ -67,6 +67,8 @@ class AxesModel:
         if self.removed:
             axes = ", ".join(str(d) for d in self.removed)
             return f"axis {axes} (size 1) removed; the other sizes and strides are unchanged"
+        if not self.shape:
+            return "nothing removed: a 0-dim tensor has no axis (dims -1 and 0 are accepted)"
         if self.op == "squeeze(dim)":
             return (
                 f"nothing removed: axis {self.wrapped} has size {self.shape[self.wrapped]}, not 1 "
@@ -135,9 +137,9 @@ def axes_model(
         m.new_ids = ids[:d] + (fresh,) + ids[d:]
     else:
         if op == "squeeze(dim)":
-            d = dim + len(shape) if dim < 0 else dim
+            d = (dim + len(shape) if dim < 0 else dim) if shape else 0
             m.wrapped = d
-            candidates = [d] if len(shape) else []
+            candidates = [d] if shape else []
         else:
             candidates = list(range(len(shape)))
         m.removed = tuple(a for a in candidates if shape[a] == 1)

@@ -12,6 +12,7 @@ import numpy as np
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
 
+from ._axes_model import AxesModel, axes_model, nest_layout
 from ._draw import (
     ERROR,
     NEW_AXIS,
@@ -23,7 +24,6 @@ from ._draw import (
     new_figure,
     rect_outline,
 )
-from .axes_model import AxesModel, axes_model, nest_layout
 
 AXIS_COLORS = (
     "#1f77b4",

@@ -11,6 +11,7 @@ from matplotlib import colors as mcolors
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
+from ._conv_model import ConvModel, conv_model, copy_links
 from ._draw import (
     ERROR,
     INVENTED,
@@ -27,7 +28,6 @@ from ._draw import (
     rect_outline,
     text_colors_on,
 )
-from .conv_model import ConvModel, conv_model, copy_links
 
 MAX_LABELLED_CELLS = 400  # above this many cells a grid is drawn without numbers
 MAX_COLD_LINKS = 200  # every copy link is drawn faintly only for small images
@@ -254,7 +254,7 @@ def conv_figure(
 ) -> Figure:
     """A new figure showing one output cell of ``conv2d`` on ``image`` with ``kernel``.
 
-    Same arguments as :func:`tensorlab.viz.conv_model.conv_model`; raises its errors.
+    Same arguments as :func:`tensorlab.viz._conv_model.conv_model`; raises its errors.
     """
     model = conv_model(
         image,

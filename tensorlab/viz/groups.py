@@ -23,7 +23,7 @@ from ._draw import (
     group_color,
     new_figure,
 )
-from .groups_model import GroupsModel, groups_model
+from ._groups_model import GroupsModel, groups_model
 
 MIN_BLOCK_PX = 5  # below this many pixels per kernel cell, one square stands for one operator
 NODE_LABELS_UP_TO = 16

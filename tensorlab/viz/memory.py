@@ -28,7 +28,7 @@ from ._draw import (
     new_figure,
     rect_outline,
 )
-from .memory_model import MemoryModel, memory_model
+from ._memory_model import MemoryModel, memory_model
 
 CHAR_CELLS = 0.2  # estimated width of one title character, in cells
 SELECTED_FACE = "#d0e7ff"
@@ -328,7 +328,7 @@ def memory_figure(
 ) -> Figure:
     """A new figure of ``x`` (default ``arange(n).view(shape)``) and the ops in ``chain``.
 
-    Same arguments as :func:`tensorlab.viz.memory_model.memory_model`; ``x`` is never modified.
+    Same arguments as :func:`tensorlab.viz._memory_model.memory_model`; ``x`` is never modified.
     """
     scene = MemoryScene()
     scene.update(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
+from ..viz._axes_model import OPS, axes_model, parse_shape
 from ..viz.axes import AxesScene
-from ..viz.axes_model import OPS, axes_model, parse_shape
 from ._base import Explorer
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from ..viz.conv import ConvScene
-from ..viz.conv_model import (
+from ..viz._conv_model import (
     IMAGE_PRESETS,
     KERNEL_PRESETS,
     OPERATIONS,
@@ -17,6 +16,7 @@ from ..viz.conv_model import (
     output_size,
     parse_kernel,
 )
+from ..viz.conv import ConvScene
 from ._base import Explorer
 
 TYPED = "typed in"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
+from ..viz._groups_model import PRESETS, groups_model
 from ..viz.groups import GroupsScene
-from ..viz.groups_model import PRESETS, groups_model
 from ._base import ERROR_STYLE, Explorer
 
 CUSTOM = "(your settings)"

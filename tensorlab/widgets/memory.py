@@ -6,9 +6,9 @@ import html
 
 import ipywidgets as widgets
 
-from ..viz.axes_model import parse_shape
+from ..viz._axes_model import parse_shape
+from ..viz._memory_model import PRESETS, memory_model
 from ..viz.memory import MemoryScene
-from ..viz.memory_model import PRESETS, memory_model
 from ._base import ERROR_STYLE, Explorer
 
 CUSTOM = "(your chain)"

@@ -1,0 +1,776 @@
+"""Figures carry the engine's numbers: each test draws a figure and reads its artists back,
+comparing them with real PyTorch (the oracle), scipy, or a loop written here."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tensorlab as tl
+
+viz = pytest.importorskip("tensorlab.viz")
+from tensorlab.viz import _draw  # noqa: E402
+from tensorlab.viz._axes_model import nest_layout, shown_items  # noqa: E402
+from tensorlab.viz._conv_model import copy_links, parse_kernel, photo_image  # noqa: E402
+from tensorlab.viz._memory_model import parse_chain  # noqa: E402
+from tensorlab.viz.memory import MemoryScene, cell_rc, memory_layout  # noqa: E402
+
+
+def scene_of(fig):
+    return fig._tensorlab_scene
+
+
+def needs_functional():
+    """ConvExplorer's numbers come from tensorlab.nn.functional (written by another helper)."""
+    try:
+        from tensorlab.nn import functional as F
+
+        F.conv2d, F.pad  # noqa: B018
+    except (ImportError, AttributeError) as e:
+        pytest.skip(f"tensorlab.nn.functional is not available yet: {e}")
+
+
+def torch_conv(torch, image, kernel, p, mode, s, d, flip=False):
+    """The oracle: PyTorch pads then runs conv2d on the same float64 data."""
+    x = torch.from_numpy(np.array(image, dtype=float))[None, None]
+    w = torch.from_numpy(np.array(np.flip(kernel) if flip else kernel, dtype=float).copy())[
+        None, None
+    ]
+    F = torch.nn.functional
+    xp = F.pad(x, (p,) * 4, mode="constant" if mode == "zeros" else mode)
+    return xp[0, 0].numpy(), F.conv2d(xp, w, stride=s, dilation=d)[0, 0].numpy()
+
+
+# ---------------------------------------------------------------------------------- import hygiene
+def test_import_tensorlab_imports_no_matplotlib_or_ipywidgets():
+    code = (
+        "import sys, tensorlab\n"
+        "bad = [m for m in ('matplotlib', 'ipywidgets', 'scipy', 'nbclient') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+        "import tensorlab.viz\n"
+        "assert 'matplotlib' in sys.modules and 'ipywidgets' not in sys.modules\n"
+        "import tensorlab.widgets\n"
+        "assert 'ipywidgets' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, env={"MPLBACKEND": "Agg", **_env()})
+
+
+def _env():
+    import os
+
+    return {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+
+
+def test_figures_are_made_without_pyplot():
+    import matplotlib.pyplot as plt
+
+    before = plt.get_fignums()
+    viz.groups_figure(4, 4, 2)
+    viz.axes_figure((16, 16))
+    viz.memory_figure(chain=".T")
+    assert plt.get_fignums() == before
+
+
+# ---------------------------------------------------------------------------------- drawing helpers
+def test_cell_labels_stamp_text_where_a_real_text_would_be():
+    """The fast Agg path puts ink in the same place (within a pixel or two) as matplotlib's Text."""
+    from matplotlib.text import Text
+
+    def ink_bbox(fig):
+        fig.canvas.draw()
+        a = np.asarray(fig.canvas.buffer_rgba())[..., :3].min(axis=2) < 128
+        rows, cols = np.nonzero(a)
+        return rows.min(), rows.max(), cols.min(), cols.max()
+
+    for s in ("-1", "0.25", "@12", "99"):
+        f1 = _draw.new_figure(2, 1)
+        ax = f1.add_axes((0, 0, 1, 1))
+        ax.set_axis_off()
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        lab = _draw.CellLabels(ax, size=12, cell=None)
+        lab.set_labels([0.5], [0.5], [s])
+        f2 = _draw.new_figure(2, 1)
+        ax2 = f2.add_axes((0, 0, 1, 1))
+        ax2.set_axis_off()
+        ax2.add_artist(Text(0.5, 0.5, s, fontsize=12, ha="center", va="center"))
+        b1, b2 = ink_bbox(f1), ink_bbox(f2)
+        # same width and height of ink, centred within 2 px (va="center" centres on the box)
+        assert abs((b1[1] - b1[0]) - (b2[1] - b2[0])) <= 1, (s, b1, b2)
+        assert abs((b1[3] - b1[2]) - (b2[3] - b2[2])) <= 1, (s, b1, b2)
+        assert abs((b1[2] + b1[3]) - (b2[2] + b2[3])) <= 4, (s, b1, b2)
+        assert abs((b1[0] + b1[1]) - (b2[0] + b2[1])) <= 6, (s, b1, b2)
+
+
+def test_fast_text_matches_text_layout():
+    from matplotlib.text import Text
+
+    def ink(fig):
+        fig.canvas.draw()
+        a = np.asarray(fig.canvas.buffer_rgba())[..., :3].min(axis=2) < 128
+        rows, cols = np.nonzero(a)
+        return rows.min(), rows.max(), cols.min(), cols.max()
+
+    for ha in ("left", "center", "right"):
+        for va in ("top", "center", "bottom"):
+            f1 = _draw.new_figure(4, 1)
+            _draw.fig_text(f1, 0.5, 0.5, "H_out = 8·(3−1)", ha=ha, va=va, fontsize=11)
+            f2 = _draw.new_figure(4, 1)
+            f2.add_artist(
+                Text(
+                    0.5, 0.5, "H_out = 8·(3−1)", ha=ha, va=va, fontsize=11, transform=f2.transFigure
+                )
+            )
+            b1, b2 = ink(f1), ink(f2)
+            assert all(abs(a - b) <= 3 for a, b in zip(b1, b2)), (ha, va, b1, b2)
+
+
+def test_cell_grid_pixels_show_each_cells_colour():
+    fig = _draw.new_figure(3, 3)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_axis_off()
+    grid = _draw.CellGrid(ax)
+    rng = np.random.default_rng(1)
+    rgba = np.concatenate([rng.random((3, 4, 3)), np.ones((3, 4, 1))], axis=2)
+    grid.set_cells(rgba)
+    ax.set_xlim(-0.5, 3.5)
+    ax.set_ylim(2.5, -0.5)  # row 0 on top, as imshow
+    fig.canvas.draw()
+    buf = np.asarray(fig.canvas.buffer_rgba())
+    H = buf.shape[0]
+    for r in range(3):
+        for c in range(4):
+            x, y = ax.transData.transform((c, r))
+            px = buf[int(H - y), int(x), :3]
+            assert np.abs(px.astype(int) - np.round(rgba[r, c, :3] * 255)).max() <= 1
+
+
+def test_vector_backends_draw_real_text():
+    fig = viz.groups_figure(4, 4, 2)
+    out = io.StringIO()
+    fig.savefig(out, format="svg")
+    svg = out.getvalue()
+    assert "group 0" in svg or "group" in svg.replace("\n", "")
+    fig.savefig(io.BytesIO(), format="pdf")
+
+
+@pytest.mark.parametrize(
+    "value, text",
+    [(4.0, "4"), (-1.0, "-1"), (0.25, "0.25"), (1 / 3, "0.33"), (-0.0, "0"), (12.5, "12.5")],
+)
+def test_fmt_number(value, text):
+    assert _draw.fmt_number(value) == text
+
+
+# ---------------------------------------------------------------------------------- conv
+def test_lecture_step_image_and_edge_kernel(torch):
+    """The lecture's convo2d (a true convolution) gives 9s; PyTorch's conv2d gives -9s."""
+    needs_functional()
+    import scipy.signal
+
+    img = viz.image_preset("step (lecture)")
+    ker = viz.kernel_preset("edge [-1, 0, 1] (lecture)")
+    conv = viz.conv_model(img, ker, operation="convolution")
+    np.testing.assert_array_equal(conv.output, scipy.signal.convolve2d(img, ker, mode="valid"))
+    assert conv.output.max() == 9 and conv.out_shape == (6, 6)
+    xcorr = viz.conv_model(img, ker)
+    np.testing.assert_array_equal(xcorr.output, scipy.signal.correlate2d(img, ker, mode="valid"))
+    np.testing.assert_array_equal(xcorr.output, torch_conv(torch, img, ker, 0, "zeros", 1, 1)[1])
+
+
+def test_lecture_cross_correlation_proof_rows():
+    """The lecture prints rows [0, 0, 9, 6, 3, 0] for the one-column image and the [1,2,3] kernel."""
+    needs_functional()
+    fig = viz.conv_figure(
+        viz.image_preset("one column (lecture)"), viz.kernel_preset("rows [1, 2, 3] (lecture)")
+    )
+    out = scene_of(fig).im_out.values
+    np.testing.assert_array_equal(out, np.tile([0.0, 0.0, 9.0, 6.0, 3.0, 0.0], (6, 1)))
+
+
+conv_settings = st.fixed_dictionaries(
+    {
+        "h": st.integers(3, 9),
+        "w": st.integers(3, 9),
+        "kh": st.integers(1, 3),
+        "kw": st.integers(1, 3),
+        "p": st.integers(0, 2),
+        "mode": st.sampled_from(viz.PADDING_MODES),
+        "s": st.integers(1, 3),
+        "d": st.integers(1, 2),
+        "flip": st.booleans(),
+        "seed": st.integers(0, 2**16),
+        "pos": st.tuples(st.integers(0, 10), st.integers(0, 10)),
+    }
+)
+
+
+@settings(max_examples=40)
+@given(conv_settings)
+def test_conv_figure_artists_carry_torch_numbers(torch, c):
+    """Padded image, output image, labels, window, products and lit cell all match PyTorch."""
+    needs_functional()
+    rng = np.random.default_rng(c["seed"])
+    img = rng.integers(-3, 4, (c["h"], c["w"])).astype(float)
+    ker = rng.integers(-2, 3, (c["kh"], c["kw"])).astype(float)
+    p, mode, s, d = c["p"], c["mode"], c["s"], c["d"]
+    ho = (c["h"] + 2 * p - d * (c["kh"] - 1) - 1) // s + 1
+    wo = (c["w"] + 2 * p - d * (c["kw"] - 1) - 1) // s + 1
+    if ho < 1 or wo < 1 or (mode == "reflect" and p >= min(c["h"], c["w"])):
+        return  # errors are tested separately
+    pos = (c["pos"][0] % ho, c["pos"][1] % wo)
+    op = "convolution" if c["flip"] else "cross-correlation"
+    fig = viz.conv_figure(
+        img, ker, padding=p, padding_mode=mode, stride=s, dilation=d, position=pos, operation=op
+    )
+    sc = scene_of(fig)
+    padded, out = torch_conv(torch, img, ker, p, mode, s, d, flip=c["flip"])
+    np.testing.assert_allclose(sc.im_in.values, padded)
+    np.testing.assert_allclose(sc.im_out.values, out, atol=1e-12)
+    # the numbers written on the output are the output
+    if sc.lab_out.texts:
+        assert sc.lab_out.texts == [_draw.fmt_number(v) for v in out.ravel()]
+    # window squares sit on the taps i*s + d*a
+    centres = sorted(
+        (float(seg[:4, 1].mean()), float(seg[:4, 0].mean())) for seg in sc.window.get_segments()
+    )
+    expected = sorted(
+        (float(pos[0] * s + d * a), float(pos[1] * s + d * b))
+        for a in range(c["kh"])
+        for b in range(c["kw"])
+    )
+    np.testing.assert_allclose(centres, expected)
+    # products = window x applied weight, and they sum to the lit output cell
+    w_applied = np.flip(ker) if c["flip"] else ker
+    window = padded[
+        pos[0] * s : pos[0] * s + d * (c["kh"] - 1) + 1 : d,
+        pos[1] * s : pos[1] * s + d * (c["kw"] - 1) + 1 : d,
+    ]
+    np.testing.assert_allclose(sc.im_p.values, window * w_applied)
+    assert sc.im_p.values.sum() == pytest.approx(out[pos])
+    (lit,) = sc.out_cell.get_segments()
+    assert (lit[:4, 1].mean(), lit[:4, 0].mean()) == pytest.approx(pos)
+
+
+@settings(max_examples=30)
+@given(
+    n=st.integers(2, 7),
+    p=st.integers(0, 4),
+    mode=st.sampled_from(["reflect", "replicate", "circular"]),
+)
+def test_every_invented_pixel_is_linked_to_the_pixel_it_copies(torch, n, p, mode):
+    """Each link goes from an invented pixel to a real pixel holding the same value in F.pad."""
+    needs_functional()
+    if (mode == "reflect" and p >= n) or (mode == "circular" and p > n):
+        return
+    img = np.arange(n * (n + 1), dtype=float).reshape(n, n + 1)  # distinct values
+    m = viz.conv_model(img, np.ones((1, 1)), padding=p, padding_mode=mode)
+    padded, _ = torch_conv(torch, img, np.ones((1, 1)), p, mode, 1, 1)
+    links = copy_links(m)
+    assert len(links) == int(m.invented.sum())
+    for (r, c), (sr, sc) in links:
+        assert m.invented[r, c] and not m.invented[sr, sc]
+        assert padded[r, c] == padded[sr, sc]  # distinct values: it is *the* pixel copied
+
+
+def test_zeros_padding_invents_zeros_and_links_nothing():
+    needs_functional()
+    fig = viz.conv_figure(viz.image_preset("step (lecture)"), np.ones((3, 3)), padding=2)
+    sc = scene_of(fig)
+    m = sc.model
+    assert m.invented.sum() == 12 * 12 - 64
+    assert np.all(m.padded[m.invented] == 0)
+    assert len(sc.links.get_segments()) == 0 and len(sc.links_hot.get_segments()) == 0
+
+
+def test_window_over_padding_links_its_invented_pixels():
+    needs_functional()
+    fig = viz.conv_figure(
+        np.arange(16.0).reshape(4, 4), np.ones((3, 3)), padding=1, padding_mode="replicate"
+    )
+    sc = scene_of(fig)
+    # the window at output (0, 0) covers 5 invented pixels: 5 bold links, the rest faint
+    assert len(sc.links_hot.get_segments()) == 5
+    assert len(sc.links.get_segments()) == 36 - 16 - 5
+
+
+@settings(max_examples=40)
+@given(
+    n=st.integers(1, 12),
+    k=st.integers(1, 5),
+    p=st.integers(0, 3),
+    s=st.integers(1, 3),
+    d=st.integers(1, 3),
+)
+def test_output_size_formula_is_filled_in_correctly(torch, n, k, p, s, d):
+    from tensorlab.viz._conv_model import size_formula
+
+    formula = size_formula("H", n, k, p, s, d)
+    size = viz.output_size(n, k, p, s, d)
+    assert formula.endswith(f"= {size}")
+    assert f"({n} + 2·{p} − {d}·({k}−1) − 1) / {s}" in formula
+    if size >= 1:
+        x = torch.zeros(1, 1, n, n)
+        y = torch.nn.functional.conv2d(x, torch.zeros(1, 1, k, k), stride=s, padding=p, dilation=d)
+        assert y.shape[-1] == size
+
+
+def test_conv_errors_are_pytorchs(torch):
+    needs_functional()
+    from helpers import raises_same
+
+    img = np.zeros((2, 2))
+    raises_same(
+        lambda: viz.conv_model(img, np.ones((3, 3))),
+        lambda: torch.nn.functional.conv2d(
+            torch.zeros(1, 1, 2, 2, dtype=torch.float64),
+            torch.ones(1, 1, 3, 3, dtype=torch.float64),
+        ),
+    )
+    raises_same(
+        lambda: viz.conv_model(img, np.ones((1, 1)), padding=3, padding_mode="reflect"),
+        lambda: torch.nn.functional.pad(
+            torch.zeros(1, 1, 2, 2, dtype=torch.float64), (3, 3, 3, 3), mode="reflect"
+        ),
+    )
+    with pytest.raises(IndexError, match="outside the 6×6 output"):
+        viz.conv_model(np.zeros((8, 8)), np.ones((3, 3)), position=(6, 0))
+    with pytest.raises(ValueError, match="padding_mode"):
+        viz.conv_model(img, np.ones((1, 1)), padding_mode="mirror")
+
+
+def test_photo_preset_is_a_grey_square_from_the_sample_data():
+    img = photo_image()
+    assert img.shape == (24, 24) and img.min() >= 0 and img.max() <= 1 and img.std() > 0.1
+    for name in viz.IMAGE_PRESETS:
+        assert viz.image_preset(name).ndim == 2
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("-1 0 1; -1 0 1; -1 0 1", [[-1, 0, 1]] * 3),
+        ("[[1, 2], [3, 4]]", [[1, 2], [3, 4]]),
+        ("1/9 1/9\n1/9 1/9", [[1 / 9, 1 / 9]] * 2),
+        ("5", [[5]]),
+    ],
+)
+def test_parse_kernel(text, expected):
+    np.testing.assert_allclose(parse_kernel(text), expected)
+
+
+@pytest.mark.parametrize("text", ["", "1 2; 3", "a b"])
+def test_parse_kernel_rejects(text):
+    with pytest.raises(ValueError):
+        parse_kernel(text)
+
+
+# ---------------------------------------------------------------------------------- groups
+def test_groups_match_torch_conv2d_for_every_small_configuration(torch):
+    """Error text, weight shape and operator count agree with torch.nn.Conv2d."""
+    for cin in range(1, 7):
+        for cout in range(1, 7):
+            for g in range(0, 7):
+                m = viz.groups_model(cin, cout, g, 3)
+                try:
+                    conv = torch.nn.Conv2d(cin, cout, 3, groups=g, bias=False)
+                except ValueError as e:
+                    assert m.error == str(e), (cin, cout, g)
+                    continue
+                assert m.error is None, (cin, cout, g, m.error)
+                assert m.weight_shape == tuple(conv.weight.shape)
+                assert m.parameters == conv.weight.numel()
+                assert m.operators == conv.weight.numel() // 9
+
+
+def test_lecture_16_to_64_groups_4_has_256_operators_not_64():
+    m = viz.groups_model(16, 64, 4, 3)
+    assert m.weight_shape == (64, 4, 3, 3)
+    assert m.operators == 256 and m.parameters == 2304
+
+
+@settings(max_examples=25)
+@given(g=st.integers(1, 4), a=st.integers(1, 3), b=st.integers(1, 3))
+def test_connections_are_the_channels_torch_actually_mixes(torch, g, a, b):
+    """Feed one input channel at a time through a real grouped conv with all-ones weights."""
+    cin, cout = g * a, g * b
+    m = viz.groups_model(cin, cout, g, 1)
+    conv = torch.nn.Conv2d(cin, cout, 1, groups=g, bias=False)
+    with torch.no_grad():
+        conv.weight.fill_(1.0)
+    seen = set()
+    for i in range(cin):
+        x = torch.zeros(1, cin, 1, 1)
+        x[0, i] = 1.0
+        y = conv(x)[0, :, 0, 0]
+        seen |= {(i, o) for o in range(cout) if y[o] != 0}
+    assert {(i, o) for i, o, _ in m.connections} == seen
+    for i, o, k in m.connections:
+        assert m.in_group[i] == m.out_group[o] == k
+
+
+def test_groups_figure_artists():
+    fig = viz.groups_figure(4, 4, 2)
+    sc = scene_of(fig)
+    assert len(sc.lines.get_segments()) == 8
+    colours = {tuple(c) for c in sc.lines.get_colors()}
+    assert len(colours) == 2  # one per group
+    owner = sc.blocks.values
+    # each output channel (column) holds C_in/groups = 2 operators of 3x3 = 18 cells
+    for o in range(4):
+        assert (owner == o).sum() == 2 * 9
+    assert "(4, 2, 3, 3)" in sc.shape_text.get()
+    assert "8 operators" in sc.count_text.get()
+
+
+def test_groups_figure_shows_pytorchs_error(torch):
+    with pytest.raises(ValueError) as info:
+        torch.nn.Conv2d(2, 3, 3, groups=2)
+    fig = viz.groups_figure(2, 3, 2)
+    sc = scene_of(fig)
+    assert str(info.value) in sc.count_text.get()
+    assert len(sc.lines.get_segments()) == 0
+    assert sc.blocks.rgba.size == 0
+
+
+# ---------------------------------------------------------------------------------- axes
+_SCENES: dict = {}
+
+
+def _axes_scene():
+    if "axes" not in _SCENES:
+        _SCENES["axes"] = viz.AxesScene()
+    return _SCENES["axes"]
+
+
+small_shapes = st.lists(st.sampled_from([1, 1, 2, 3, 16]), min_size=0, max_size=4).map(tuple)
+
+
+@settings(max_examples=60)
+@given(
+    shape=small_shapes,
+    op=st.sampled_from(["unsqueeze", "squeeze(dim)", "squeeze()"]),
+    dim=st.integers(-6, 5),
+)
+def test_axes_model_matches_torch(torch, shape, op, dim):
+    m = viz.axes_model(shape, op, dim)
+    _axes_scene().update(m)  # every model can be drawn
+    x = torch.empty(shape)
+    try:
+        if op == "unsqueeze":
+            y = x.unsqueeze(dim)
+        elif op == "squeeze(dim)":
+            y = x.squeeze(dim)
+        else:
+            y = x.squeeze()
+    except IndexError as e:
+        assert m.error == f"IndexError: {e}"
+        return
+    assert m.error is None
+    assert m.new_shape == tuple(y.shape)
+    assert m.new_stride == y.stride()
+    assert m.stride == x.stride()
+    assert len(m.new_ids) == len(m.new_shape)
+    if op == "unsqueeze":
+        assert m.new_shape[m.inserted] == 1 and m.new_ids[m.inserted] not in m.ids
+    else:
+        kept = [s for k, s in enumerate(shape) if k not in m.removed]
+        assert tuple(kept) == tuple(y.shape)
+
+
+def test_lecture_unsqueeze_chain_16_16_to_1_1_16_16(torch):
+    a = viz.axes_model((16, 16), "unsqueeze", 0)
+    b = viz.axes_model(a.new_shape, "unsqueeze", 0, ids=a.new_ids)
+    t = torch.zeros(16, 16).unsqueeze(0).unsqueeze(0)
+    assert b.new_shape == (1, 1, 16, 16) == tuple(t.shape)
+    assert b.new_stride == t.stride()
+    assert b.new_ids[2:] == (0, 1)  # the original axes are the last two
+
+
+@settings(max_examples=40)
+@given(shape=st.lists(st.integers(0, 9), min_size=0, max_size=5).map(tuple))
+def test_nested_brackets_are_nested(shape):
+    """Every bracket box of axis k+1 sits inside one box of axis k; elements sit in the innermost."""
+    lay = nest_layout(shape)
+
+    def inside(inner, outer):
+        return (
+            outer[0] < inner[0] <= inner[2] < outer[2]
+            and outer[1] < inner[1] <= inner[3] < outer[3]
+        )
+
+    for k in range(1, len(shape)):
+        for box in (b for b in lay.boxes if b[4] == k):
+            assert sum(inside(box, o) for o in lay.boxes if o[4] == k - 1) == 1
+    innermost = [b for b in lay.boxes if b[4] == len(shape) - 1]
+    for x, y in lay.leaves:
+        pt = (x - 0.1, y - 0.1, x + 0.1, y + 0.1)
+        assert not innermost or sum(inside(pt, o) for o in innermost) == 1
+    assert len(lay.boxes) == sum(1 for b in lay.boxes)  # no duplicates by construction
+
+
+@settings(max_examples=40)
+@given(shape=st.lists(st.integers(0, 3), min_size=0, max_size=4).map(tuple))
+def test_small_shapes_draw_every_element(shape):
+    lay = nest_layout(shape)
+    assert len(lay.leaves) == int(np.prod(shape)) and not lay.ellipses
+    assert shown_items(10, 5) == [0, 1, 2, None, 9]
+
+
+def test_one_more_axis_of_size_1_is_one_more_pair_of_brackets():
+    a, b, c = nest_layout((16, 16)), nest_layout((1, 16, 16)), nest_layout((1, 1, 16, 16))
+    assert len(b.boxes) == len(a.boxes) + 1 and len(c.boxes) == len(b.boxes) + 1
+    assert len(a.leaves) == len(b.leaves) == len(c.leaves)
+
+
+def test_axes_figure_labels_carry_sizes_and_strides(torch):
+    fig = viz.axes_figure((1, 16, 16), "unsqueeze", 2)
+    sc = scene_of(fig)
+    y = torch.zeros(1, 16, 16).unsqueeze(2)
+    n_before = 3
+    assert sc.lab_size.texts[n_before:] == [f"size {s}" for s in y.shape]
+    assert sc.lab_stride.texts[n_before:] == [f"stride {s}" for s in y.stride()]
+    assert len(sc.links.get_segments()) == 3  # the three old axes, each joined to itself
+    fig = viz.axes_figure((1, 16, 16), "squeeze()")
+    sc = scene_of(fig)
+    assert len(sc.crosses.get_segments()) == 2  # one X (two strokes) over axis 0
+
+
+def test_axes_figure_draws_the_index_error(torch):
+    with pytest.raises(IndexError) as info:
+        torch.zeros(16, 16).unsqueeze(5)
+    sc = scene_of(viz.axes_figure((16, 16), "unsqueeze", 5))
+    assert str(info.value) in sc.error.get()
+
+
+# ---------------------------------------------------------------------------------- memory
+def torch_chain(torch, shape, ops):
+    """The same chain in PyTorch, step by step (None where it raises) -> (tensors, error)."""
+    x = torch.arange(int(np.prod(shape))).view(shape)
+    out = [x]
+    for op in ops:
+        t = out[-1]
+        try:
+            if op.kind == "attr":
+                t = getattr(t, op.name)
+            elif op.kind == "method":
+                t = getattr(t, op.name)(*op.args, **dict(op.kwargs))
+            else:
+                key = op.args[0]
+                key = (
+                    tuple(_torch_key(torch, k) for k in key)
+                    if isinstance(key, tuple)
+                    else _torch_key(torch, key)
+                )
+                t = t[key]
+        except Exception as e:  # noqa: BLE001
+            return out, e
+        out.append(t)
+    return out, None
+
+
+def _torch_key(torch, k):
+    from tensorlab.viz._memory_model import IndexTensor
+
+    return torch.tensor(list(k.values)) if isinstance(k, IndexTensor) else k
+
+
+# ``.T`` is left out of random chains: on a 0-d tensor tensorlab raises where torch returns the
+# tensor (reported to the engine's owner); it is covered on 2-d tensors by explicit tests.
+view_ops = st.sampled_from(
+    [
+        ".transpose(0, 1)",
+        ".t()",
+        "[:, 1:]",
+        "[::2]",
+        "[1:]",
+        ".view(-1)",
+        ".reshape(-1)",
+        ".contiguous()",
+        ".clone()",
+        ".unsqueeze(0)",
+        ".squeeze()",
+        ".flatten()",
+        "[tensor([0, 1])]",
+        ".view(2, -1)",
+        ".permute(1, 0)",
+        "[0]",
+        ".expand(2, -1)",
+    ]
+)
+
+
+@settings(max_examples=60)
+@given(
+    shape=st.sampled_from([(2, 5), (3, 4), (4, 3), (2, 6), (1, 4), (6,)]),
+    ops=st.lists(view_ops, min_size=0, max_size=4),
+)
+def test_memory_model_layouts_offsets_and_sharing_match_torch(torch, shape, ops):
+    chain = "\n".join(ops)
+    m = viz.memory_model(chain=chain, shape=shape)
+    theirs, err = torch_chain(torch, shape, parse_chain(chain))
+    assert len(m.steps) == len(theirs)
+    base_ptr = theirs[0].untyped_storage().data_ptr()
+    ptrs = []
+    for ours, t in zip(m.steps, theirs):
+        assert ours.shape == tuple(t.shape)
+        assert ours.stride == t.stride()
+        assert ours.offset == t.storage_offset()
+        ptrs.append(t.untyped_storage().data_ptr())
+        if t.untyped_storage().data_ptr() == base_ptr:
+            # x = arange(n): a view's values are exactly the storage positions it reads
+            np.testing.assert_array_equal(ours.offsets, t.reshape(-1).numpy())
+        np.testing.assert_array_equal(ours.values, t.reshape(-1).numpy())
+    # steps share a storage exactly when torch's share one
+    for i in range(len(ptrs)):
+        for j in range(len(ptrs)):
+            assert (m.steps[i].storage == m.steps[j].storage) == (ptrs[i] == ptrs[j])
+    if err is None:
+        assert m.error is None
+    else:  # the engine's error, shown as is (exact texts are the engine's tests' business)
+        assert m.error.message.startswith(f"{type(err).__name__}: ")
+
+
+@settings(max_examples=40)
+@given(
+    ops=st.lists(view_ops, min_size=1, max_size=3),
+    step=st.integers(0, 3),
+    element=st.integers(0, 11),
+)
+def test_writing_through_a_view_lights_every_alias(torch, ops, step, element):
+    chain = "\n".join(ops)
+    m0 = viz.memory_model(chain=chain, shape=(3, 4))
+    step = step % len(m0.steps)
+    n = m0.steps[step].offsets.size
+    if n == 0:
+        return
+    element %= n
+    theirs, _ = torch_chain(torch, (3, 4), parse_chain(chain))
+    theirs = theirs[: len(m0.steps)]
+    t = theirs[step]
+    idx = np.unravel_index(element, tuple(t.shape)) if t.ndim else ()
+    try:
+        t[tuple(int(i) for i in idx)] = 99
+        torch_error = None
+    except RuntimeError as e:
+        torch_error = e
+    m = viz.memory_model(chain=chain, shape=(3, 4), writes=[(step, element, 99)], selected=step)
+    if torch_error is not None:
+        assert m.writes[0].error == f"RuntimeError: {torch_error}"
+        return
+    assert m.writes[0].error is None
+    lit = m.lit()
+    for ours, t in zip(m.steps, theirs):
+        flat = t.reshape(-1).numpy()
+        np.testing.assert_array_equal(ours.values, flat)
+        # values start as 0..11, so torch shows 99 exactly in the elements aliasing the write
+        lit_cells = np.isin(ours.offsets, list(lit.get(ours.storage, set())))
+        np.testing.assert_array_equal(lit_cells, flat == 99)
+
+
+def test_memory_figure_highlights_the_cells_the_view_covers():
+    fig = viz.memory_figure(chain="x[1:, 1:3]", shape=(3, 4))
+    sc = scene_of(fig)
+    m = sc.model
+    assert m.view.offsets.tolist() == [5, 6, 9, 10]
+    lay = sc.layout
+    canvas = sc.cells.rgba
+    cov = np.round(np.array(_rgba(_draw.COVERED)) * 255)
+    strip = [
+        canvas[int(lay.storage_xy(0, p)[1]), int(lay.storage_xy(0, p)[0]), :3] for p in range(12)
+    ]
+    blue = [p for p in range(12) if np.abs(strip[p].astype(int) - cov[:3]).max() <= 1]
+    assert blue == [5, 6, 9, 10]
+    # the grid of the selected step says where each element lives
+    sel = [t for t in sc.offsets.texts][-4:]
+    assert sel == ["@5", "@6", "@9", "@10"]
+    # the walk: 5 -> 6 -> 9 -> 10
+    assert len(sc.arcs.get_segments()) == 3
+
+
+def _rgba(c):
+    from matplotlib import colors
+
+    return colors.to_rgba(c)
+
+
+def test_memory_figure_a_copy_gets_its_own_strip_and_aliasing_is_yellow():
+    fig = viz.memory_figure(
+        chain="x.T\n.contiguous()", shape=(2, 5), writes=[(1, 1, 99)], selected=1
+    )
+    sc = scene_of(fig)
+    m = sc.model
+    assert [s.kind for s in m.steps] == ["base", "view", "copy"]
+    assert len(m.storages) == 2 and len(sc.layout.strip_origin) == 2
+    yellow = np.round(np.array(_rgba(_draw.HIGHLIGHT)) * 255)[:3]
+    canvas = sc.cells.rgba
+    # x.T[0, 1] is storage A[5]: lit in x (at [1, 0]) and in x.T, not in the copy (made before)
+    lit_cells = []
+    for k, step in enumerate(m.steps):
+        for e in range(step.offsets.size):
+            x, y = sc.layout.cell_xy(m, k, e)
+            if np.abs(canvas[int(y), int(x), :3].astype(int) - yellow).max() <= 1:
+                lit_cells.append((k, e))
+    assert lit_cells == [(0, 5), (1, 1)]
+
+
+def test_failed_view_shows_torchs_message_and_the_explanation(torch):
+    with pytest.raises(RuntimeError) as info:
+        torch.arange(10).view(2, 5).T.view(-1)
+    fig = viz.memory_figure(chain="x.T\n.view(-1)", shape=(2, 5))
+    sc = scene_of(fig)
+    assert sc.model.error.message == f"RuntimeError: {info.value}"
+    assert "view size is not compatible" in sc.error.get()
+    explanation = sc.model.error.explanation
+    assert explanation == str(tl.explain_view(tl.arange(10).view(2, 5).T, -1))
+    assert explanation.split("\n")[0] in sc.error.get()
+
+
+def test_memory_figure_never_writes_to_your_tensor():
+    x = tl.arange(6).view(2, 3)
+    viz.memory_figure(x, ".T", writes=[(1, 0, 99), (0, 4, 7)])
+    assert x.tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["__import__('os')", ".numpy()", "x.storage", ".view(y)", "[x > 1]", "x + 1", ".T(", "y.T"],
+)
+def test_chain_parser_runs_nothing_but_whitelisted_ops(bad):
+    with pytest.raises(ValueError):
+        parse_chain(bad)
+
+
+def test_chain_parser_reads_code_as_written():
+    ops = parse_chain("x.T.contiguous()\n.view(2, -1); [:, ::2]\n# comment\n[tensor([0, 2])]")
+    assert [o.text for o in ops] == [
+        ".T",
+        ".contiguous()",
+        ".view(2, -1)",
+        "[:, ::2]",
+        "[tensor([0, 2])]",
+    ]
+
+
+def test_memory_layout_places_every_cell_once():
+    m = viz.memory_model(chain="x.T\n.contiguous()\n.view(-1)\n.unsqueeze(0)", shape=(3, 4))
+    lay = memory_layout(m)
+    cells = set()
+    for k, step in enumerate(m.steps):
+        for e in range(step.offsets.size):
+            xy = lay.cell_xy(m, k, e)
+            assert xy not in cells
+            cells.add(xy)
+    for j, s in enumerate(m.storages):
+        for p in range(len(s.values)):
+            xy = lay.storage_xy(j, p)
+            assert xy not in cells
+            cells.add(xy)
+    assert cell_rc((3, 4), 7) == (1, 3)
+    MemoryScene().update(m)  # draws without error

@@ -1,0 +1,375 @@
+"""Widgets without a browser: move every control through its range, check the figure's artists
+and the status line follow, and that nothing ever raises (errors become messages)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ipywidgets")
+from tensorlab.widgets import (  # noqa: E402
+    AxesExplorer,
+    ConvExplorer,
+    GroupsExplorer,
+    MemoryExplorer,
+)
+from tensorlab.widgets.axes import dim_range  # noqa: E402
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def needs_functional():
+    try:
+        from tensorlab.nn import functional as F
+
+        F.conv2d, F.pad  # noqa: B018
+    except (ImportError, AttributeError) as e:
+        pytest.skip(f"tensorlab.nn.functional is not available yet: {e}")
+
+
+def values_of(control):
+    """Every value a control can take (sliders: the whole range; lists: every option)."""
+    if hasattr(control, "options"):
+        return [o[1] if isinstance(o, tuple) else o for o in control.options]
+    if hasattr(control, "min") and hasattr(control, "max"):
+        return list(range(control.min, control.max + 1))
+    raise TypeError(control)
+
+
+def sweep(explorer, name, check):
+    """Set control ``name`` to each of its values; after each, run ``check(explorer, value)``."""
+    control = explorer.controls()[name]
+    for v in values_of(control):
+        before = explorer.status.value
+        control.value = v  # must never raise
+        check(explorer, v, before)
+
+
+def assert_drawn_or_explained(e):
+    """Either the figure shows a model and no error, or the message says what went wrong."""
+    if e.last_error is None:
+        assert e.model is not None and e.status.value and "not drawn" not in e.status.value
+    else:
+        assert (
+            e.last_error in e.message.value.replace("&#x27;", "'").replace("&quot;", '"')
+            or e.message.value
+        )
+        assert "not drawn" in e.status.value
+
+
+# ---------------------------------------------------------------------------------- all explorers
+@pytest.mark.parametrize("cls", [ConvExplorer, GroupsExplorer, AxesExplorer, MemoryExplorer])
+def test_constructible_with_no_arguments(cls):
+    if cls is ConvExplorer:
+        needs_functional()
+    e = cls()
+    assert e.figure is e.scene.figure
+    assert e.last_error is None, e.last_error
+    assert e.status.value
+    assert bytes(e.view.widget.value).startswith(PNG)  # the inline path: a PNG image widget
+    assert e.widget.children[-3] is e.view.widget
+    assert e.controls()
+
+
+# ---------------------------------------------------------------------------------- conv
+def test_conv_every_control_through_its_range(torch):
+    needs_functional()
+    e = ConvExplorer()
+
+    def check(e, v, before):
+        assert_drawn_or_explained(e)
+        if e.last_error is None:
+            m = e.model
+            settings = (m.padding, m.padding_mode, m.stride, m.dilation, m.operation, m.position)
+            wanted = (
+                e.padding.value,
+                e.padding_mode.value,
+                e.stride.value,
+                e.dilation.value,
+                e.operation.value,
+                (e.row.value, e.col.value),
+            )
+            assert settings == wanted
+            # the output artist holds PyTorch's result for these settings
+            x = torch.from_numpy(e.current_image())[None, None]
+            w = torch.from_numpy(np.ascontiguousarray(m.weight))[None, None]
+            F = torch.nn.functional
+            mode = "constant" if m.padding_mode == "zeros" else m.padding_mode
+            xp = F.pad(x, (m.padding,) * 4, mode=mode)
+            out = F.conv2d(xp, w, stride=m.stride, dilation=m.dilation)[0, 0].numpy()
+            np.testing.assert_allclose(e.scene.im_out.values, out, atol=1e-12)
+            # the position sliders span exactly the output
+            assert (e.row.max, e.col.max) == (out.shape[0] - 1, out.shape[1] - 1)
+            # the status states the configuration and the lit value
+            i, j = m.position
+            for part in (
+                f"{m.operation}:",
+                f"padding {m.padding} ({m.padding_mode})",
+                f"stride {m.stride}, dilation {m.dilation}",
+                f"output {out.shape[0]}×{out.shape[1]}",
+                f"output[{i}, {j}] = {out[i, j]:g}",
+            ):
+                assert part in e.status.value, (part, e.status.value)
+
+    for name in (
+        "image",
+        "kernel",
+        "padding",
+        "padding_mode",
+        "stride",
+        "dilation",
+        "operation",
+        "row",
+        "col",
+    ):
+        sweep(e, name, check)
+    # and a few combinations that stress the ranges
+    for image in values_of(e.image):
+        e.image.value = image
+        for p in (0, 4):
+            e.padding.value = p
+            for mode in values_of(e.padding_mode):
+                e.padding_mode.value = mode
+                for d in (1, 3):
+                    e.dilation.value = d
+                    check(e, None, None)
+
+
+def test_conv_status_and_lit_cell_follow_the_position():
+    needs_functional()
+    e = ConvExplorer()
+    e.row.value, e.col.value = 2, 3
+    assert "output[2, 3] = -9" in e.status.value
+    (seg,) = e.scene.out_cell.get_segments()
+    assert (seg[:4, 1].mean(), seg[:4, 0].mean()) == (2.0, 3.0)
+    png = e.view.widget.value
+    e.operation.value = "convolution"
+    assert "output[2, 3] = 9" in e.status.value and bytes(e.view.widget.value) != bytes(png)
+
+
+def test_conv_typed_kernel_and_bad_input_become_messages():
+    needs_functional()
+    e = ConvExplorer()
+    e.kernel_text.value = "1 2 1; 2 4 2; 1 2 1"
+    assert e.kernel.value == "typed in" and e.last_error is None
+    assert e.model.kernel.tolist() == [[1, 2, 1], [2, 4, 2], [1, 2, 1]]
+    e.kernel_text.value = "1 2; 3"
+    assert e.last_error.startswith("ValueError") and "different lengths" in e.message.value
+    e.kernel_text.value = "1 1 1 1 1 1 1 1 1 1"  # 1 x 10: wider than the 8-wide image
+    assert e.last_error.startswith("RuntimeError") and "Kernel size" in e.last_error
+    assert e.col.disabled
+    e.kernel.value = "Sobel x"
+    assert e.last_error is None and not e.col.disabled
+    assert e.kernel_text.value == "-1 0 1; -2 0 2; -1 0 1"
+
+
+def test_conv_reflect_padding_too_wide_shows_torchs_error(torch):
+    needs_functional()
+    e = ConvExplorer(image=np.zeros((3, 3)), kernel=np.ones((1, 1)))
+    assert e.image.value == "your image"
+    e.padding_mode.value = "reflect"
+    e.padding.value = 3
+    with pytest.raises(RuntimeError) as info:
+        torch.nn.functional.pad(
+            torch.zeros(1, 1, 3, 3, dtype=torch.float64), (3,) * 4, mode="reflect"
+        )
+    assert e.last_error == f"RuntimeError: {info.value}"
+    e.padding.value = 2
+    assert e.last_error is None and e.model.padded.shape == (7, 7)
+
+
+# ---------------------------------------------------------------------------------- groups
+def test_groups_every_control_through_its_range(torch):
+    e = GroupsExplorer()
+
+    def check(e, v, before):
+        assert e.last_error is None  # illegal groups are drawn, not errors
+        m = e.model
+        assert (m.in_channels, m.out_channels, m.groups, m.kernel_size[0]) == (
+            e.in_channels.value,
+            e.out_channels.value,
+            e.groups.value,
+            e.kernel_size.value,
+        )
+        try:
+            conv = torch.nn.Conv2d(m.in_channels, m.out_channels, m.kernel_size, groups=m.groups)
+        except ValueError as err:
+            assert m.error == str(err) and str(err) in e.message.value
+            assert len(e.scene.lines.get_segments()) == 0
+        else:
+            assert m.weight_shape == tuple(conv.weight.shape)
+            assert len(e.scene.lines.get_segments()) == m.out_channels * m.in_channels // m.groups
+            assert str(tuple(conv.weight.shape)) in e.status.value
+
+    for name in ("preset", "kernel_size"):
+        sweep(e, name, check)
+    for name in ("in_channels", "out_channels", "groups"):
+        control = e.controls()[name]
+        for v in list(range(control.min, 17)) + [control.max]:
+            control.value = v
+            check(e, v, None)
+
+
+def test_groups_presets_set_the_sliders_and_moving_one_leaves_the_preset():
+    e = GroupsExplorer()
+    e.preset.value = "lecture: 16 → 64, groups=4"
+    assert (e.in_channels.value, e.out_channels.value, e.groups.value) == (16, 64, 4)
+    assert "(64, 4, 3, 3)" in e.status.value and "256 operators" in e.status.value
+    n = len(e.timings)
+    e.preset.value = "lecture: groups=4 (4 → 4)"
+    assert len(e.timings) == n + 1  # four sliders moved, one redraw
+    e.groups.value = 2
+    assert e.preset.value == "(your settings)"
+    e.preset.value = "lecture: illegal 2 → 3, groups=2"
+    assert "out_channels must be divisible by groups" in e.message.value
+
+
+# ---------------------------------------------------------------------------------- axes
+def test_axes_every_control_through_its_range(torch):
+    e = AxesExplorer()
+
+    def check(e, v, before):
+        assert_drawn_or_explained(e)
+        m = e.model
+        shape = tuple(int(s) for s in e.shape.value.split(",") if s.strip())
+        x = torch.empty(shape)
+        try:
+            if e.op.value == "unsqueeze":
+                y = x.unsqueeze(e.dim.value)
+            elif e.op.value == "squeeze(dim)":
+                y = x.squeeze(e.dim.value)
+            else:
+                y = x.squeeze()
+        except IndexError as err:
+            assert m.error == f"IndexError: {err}" and m.error in e.scene.error.get()
+        else:
+            assert m.error is None and m.new_shape == tuple(y.shape) and m.new_stride == y.stride()
+            assert str(tuple(y.shape)) in e.status.value
+        lo, hi = dim_range(e.op.value, len(shape))
+        assert (e.dim.min, e.dim.max) == (lo, hi)
+
+    for op in values_of(e.op):
+        e.op.value = op
+        for shape in ("16, 16", "1, 16, 16", "1, 1, 16, 16", "3", ""):
+            e.shape.value = shape
+            sweep(e, "dim", check)
+
+
+def test_axes_apply_walks_the_lecture_chain():
+    e = AxesExplorer()
+    e.apply_result()
+    assert e.shape.value == "1, 16, 16"
+    e.apply_result()
+    assert e.model.shape == (1, 1, 16, 16)
+    assert e.model.history == [(16, 16), (1, 16, 16), (1, 1, 16, 16)]
+    assert "history: (16, 16) → (1, 16, 16) → (1, 1, 16, 16)" in e.scene.line3.get()
+    # the two original axes kept their colours (identities 0 and 1) at the end
+    assert e.model.ids[2:] == (0, 1)
+    e.op.value = "squeeze()"
+    assert e.model.new_shape == (16, 16) and e.model.removed == (0, 1)
+    e.reset_shape()
+    assert e.model.shape == (16, 16) and e.model.history == [(16, 16)]
+
+
+def test_axes_bad_shape_text_is_a_message():
+    e = AxesExplorer()
+    e.shape.value = "16, sixteen"
+    assert e.last_error.startswith("ValueError") and "not drawn" in e.status.value
+    e.shape.value = "2, 3"
+    assert e.last_error is None
+
+
+# ---------------------------------------------------------------------------------- memory
+def test_memory_every_control_through_its_range(torch):
+    e = MemoryExplorer()
+
+    def check(e, v, before):
+        assert_drawn_or_explained(e)
+        if e.last_error is None:
+            m = e.model
+            assert m.selected == e.step.value and m.element == e.element.value
+            assert e.step.max == len(m.steps) - 1
+            assert e.element.max == max(m.view.offsets.size - 1, 0)
+            v = m.view
+            assert f"{v.name}: shape {v.shape}, strides {v.stride}" in e.status.value.replace(
+                "&#x27;", "'"
+            )
+            # the highlighted storage cells are the selected step's offsets
+            covered = set(m.view.offsets.tolist())
+            assert set(m.covered().tolist()) == covered
+            assert (
+                e.scene.offsets.texts[-m.view.offsets.size :] == [f"@{o}" for o in m.view.offsets]
+                or m.selected != len(m.steps) - 1
+            )
+
+    sweep(e, "preset", check)
+    for preset in values_of(e.preset)[1:]:
+        e.preset.value = preset
+        sweep(e, "step", check)
+        sweep(e, "element", check)
+    for op in values_of(e.pick):
+        e.preset.value = "permute a 3-d tensor"
+        e.append_op(op)
+        check(e, op, None)
+        e.remove_last_op()
+        check(e, op, None)
+
+
+def test_memory_failed_view_shows_the_reason(torch):
+    e = MemoryExplorer()
+    e.append_op(".view(-1)")
+    with pytest.raises(RuntimeError) as info:
+        torch.arange(10).view(2, 5).T.view(-1)
+    assert e.model.error.message == f"RuntimeError: {info.value}"
+    assert "view size is not compatible" in e.message.value
+    assert e.model.error.explanation and "contiguous" in e.message.value
+    e.remove_last_op()
+    assert e.model.error is None and e.message.value == ""
+
+
+def test_memory_write_lights_every_alias_and_not_the_copy(torch):
+    e = MemoryExplorer()
+    e.preset.value = "index with a tensor copies"
+    assert [s.kind for s in e.model.steps] == ["base", "copy"]
+    e.step.value = 1
+    e.element.value = 0
+    e.write_value()  # writes 99 into the copy
+    assert e.model.steps[1].values[0] == 99 and e.model.steps[0].values[0] == 0
+    assert e.model.lit() == {1: {0}}
+    e.step.value = 0
+    e.element.value = 8  # x[2, 0]: the copy's row 1 came from it, but the copy does not see this
+    e.write_value()
+    assert e.model.steps[0].values[8] == 99 and e.model.steps[1].values[4] == 8
+    # torch agrees: indexing with a tensor copies
+    x = torch.arange(12).view(3, 4)
+    y = x[torch.tensor([0, 2])]
+    y[0, 0] = 99
+    x[2, 0] = 99
+    assert e.model.steps[0].values.tolist() == x.reshape(-1).tolist()
+    assert e.model.steps[1].values.tolist() == y.reshape(-1).tolist()
+    e.clear_writes()
+    assert e.model.writes == [] and e.model.lit() == {}
+
+
+def test_memory_view_aliasing_through_a_transpose():
+    e = MemoryExplorer()  # x = arange(10).view(2, 5); x.T
+    e.step.value = 1
+    e.element.value = 1  # x.T[0, 1] is x[1, 0], storage position 5
+    e.write_value()
+    assert e.model.lit() == {0: {5}}
+    assert e.model.steps[0].values[5] == 99 and e.model.steps[1].values[1] == 99
+    assert "storage A[5]" in e.scene.error.get()
+
+
+def test_memory_bad_chain_and_custom_tensor():
+    import tensorlab as tl
+
+    e = MemoryExplorer()
+    e.chain.value = "__import__('os').system('true')"
+    assert e.last_error.startswith("ValueError")
+    t = tl.arange(6).view(2, 3)
+    e2 = MemoryExplorer(t, ".T\n.contiguous()")
+    assert e2.shape.disabled and e2.model.steps[0].shape == (2, 3)
+    e2.step.value = 0
+    e2.write_value()
+    assert t.tolist() == [[0, 1, 2], [3, 4, 5]]  # the explorer works on a private copy
