@@ -1,0 +1,285 @@
+"""``tensorlab assign SOLUTIONS_DIR EXERCISES_DIR``: learner notebooks from the solutions.
+
+A solution notebook marks its cells in metadata, ``cell.metadata["tensorlab"]``:
+
+- ``{"role": "answer", "question": "<id>"}``: the code between ``### BEGIN SOLUTION`` and
+  ``### END SOLUTION`` (nbgrader's markers) is replaced by ``# YOUR CODE HERE`` and an
+  instructive ``raise NotImplementedError("...")`` (the question's ``todo`` text);
+- ``{"role": "check", "question": "<id>"}``: the learner's check cell (kept, made read-only);
+- ``{"role": "hidden"}``: removed from the exercise (instructor-only material). Code between
+  ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS`` is removed from any code cell.
+
+Outputs and execution counts are cleared. ``release.json`` (the release manifest) records, for
+every question, the notebook, the answer cell's id and the name the answer is bound to; the
+batch grader rebuilds submissions from it. Malformed markers raise ``AssignError`` with the
+notebook, cell and line. Output is deterministic: assigning twice gives identical bytes.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import __version__
+from .registry import for_notebook, get
+
+RELEASE_FILE = "release.json"
+RELEASE_FORMAT = 1
+LINE_LENGTH = 100
+_MARKER = re.compile(
+    r"^(?P<indent>\s*)###\s*(?P<what>BEGIN|END) (?P<kind>SOLUTION|HIDDEN TESTS)\s*$"
+)
+_LOOSE = re.compile(r"(BEGIN|END)\s+(SOLUTION|HIDDEN\s+TESTS)", re.IGNORECASE)
+_KEEP_CELL_METADATA = ("tensorlab", "tags", "editable", "deletable")
+
+
+class AssignError(ValueError):
+    """A solution notebook cannot be turned into an exercise (malformed markers, bad metadata)."""
+
+
+@dataclass(frozen=True)
+class Where:
+    """A place in a solution notebook, for error messages."""
+
+    notebook: str
+    index: int
+    cell_id: str
+
+    def __str__(self) -> str:
+        return f"{self.notebook}, cell {self.index} (id {self.cell_id})"
+
+
+def _raise_lines(indent: str, todo: str) -> list[str]:
+    """``raise NotImplementedError("todo")`` formatted as ruff would format it."""
+    literal = json.dumps(todo, ensure_ascii=False)
+    one = f"{indent}raise NotImplementedError({literal})"
+    if len(one) <= LINE_LENGTH:
+        return [one]
+    return [f"{indent}raise NotImplementedError(", f"{indent}    {literal}", f"{indent})"]
+
+
+def replace_regions(source: str, where: Where, todo: str | None) -> tuple[str, int]:
+    """Source with solution regions replaced (``todo`` given) and hidden regions removed.
+
+    Returns (new source, number of solution regions). Raises ``AssignError`` on malformed,
+    unmatched or nested markers, and on solution markers when ``todo`` is None (not an answer
+    cell).
+    """
+    out: list[str] = []
+    open_kind: str | None = None
+    open_line = 0
+    regions = 0
+    for n, line in enumerate(source.split("\n"), 1):
+        m = _MARKER.match(line)
+        if m is None:
+            if _LOOSE.search(line) and line.lstrip().startswith("#"):
+                raise AssignError(
+                    f"{where}, line {n}: malformed marker {line.strip()!r}; write exactly "
+                    "'### BEGIN SOLUTION' / '### END SOLUTION' (or '### BEGIN HIDDEN TESTS' / "
+                    "'### END HIDDEN TESTS') on a line of its own"
+                )
+            if open_kind is None:
+                out.append(line)
+            continue
+        what, kind, indent = m["what"], m["kind"], m["indent"]
+        if what == "BEGIN":
+            if open_kind is not None:
+                raise AssignError(
+                    f"{where}, line {n}: '### BEGIN {kind}' inside the '### BEGIN {open_kind}' "
+                    f"region opened at line {open_line}; regions cannot be nested"
+                )
+            if kind == "SOLUTION":
+                if todo is None:
+                    raise AssignError(
+                        f"{where}, line {n}: '### BEGIN SOLUTION' in a cell that is not an answer "
+                        'cell; mark it with metadata {"tensorlab": {"role": "answer", '
+                        '"question": "<id>"}}'
+                    )
+                out.append(f"{indent}# YOUR CODE HERE")
+                out.extend(_raise_lines(indent, todo))
+                regions += 1
+            open_kind, open_line = kind, n
+        else:
+            if open_kind is None:
+                raise AssignError(
+                    f"{where}, line {n}: '### END {kind}' without a matching '### BEGIN {kind}'"
+                )
+            if kind != open_kind:
+                raise AssignError(
+                    f"{where}, line {n}: '### END {kind}' closes the '### BEGIN {open_kind}' "
+                    f"region opened at line {open_line}"
+                )
+            open_kind = None
+    if open_kind is not None:
+        raise AssignError(
+            f"{where}, line {open_line}: '### BEGIN {open_kind}' is never closed by "
+            f"'### END {open_kind}'"
+        )
+    return "\n".join(out), regions
+
+
+def _role(cell) -> tuple[str | None, str | None]:
+    meta = cell.get("metadata", {}).get("tensorlab", {})
+    if not isinstance(meta, dict):
+        return None, None
+    return meta.get("role"), meta.get("question")
+
+
+def make_exercise(nb, name: str):
+    """(exercise notebook, manifest entry) for the solution notebook ``nb`` named ``name``."""
+    import nbformat
+
+    assignment = Path(name).stem
+    expected_ids = [q.id for q in for_notebook(assignment)]
+    out = nbformat.v4.new_notebook()
+    out.metadata = {
+        "kernelspec": {
+            "display_name": "Python 3 (ipykernel)",
+            "language": "python",
+            "name": "python3",
+        },
+        "language_info": {"name": "python"},
+        "tensorlab": {"assignment": assignment},
+    }
+    answers: dict[str, str] = {}
+    seen_ids: set[str] = set()
+    for index, cell in enumerate(nb.cells):
+        cell_id = cell.get("id") or f"cell-{index}"
+        where = Where(name, index, cell_id)
+        if cell_id in seen_ids:
+            raise AssignError(f"{where}: duplicate cell id")
+        seen_ids.add(cell_id)
+        role, qid = _role(cell)
+        if role not in (None, "answer", "check", "hidden"):
+            raise AssignError(f"{where}: unknown tensorlab role {role!r}")
+        if role == "hidden":
+            continue
+        new = copy.deepcopy(cell)
+        new["id"] = cell_id
+        new["metadata"] = {
+            k: v for k, v in cell.get("metadata", {}).items() if k in _KEEP_CELL_METADATA
+        }
+        if role in ("answer", "check"):
+            if not qid:
+                raise AssignError(f"{where}: a {role} cell needs a 'question' id in its metadata")
+            try:
+                q = get(qid)
+            except KeyError:
+                raise AssignError(f"{where}: unknown question id {qid!r}") from None
+            if q.notebook != assignment:
+                raise AssignError(f"{where}: question {qid!r} belongs to notebook {q.notebook!r}")
+        if cell.cell_type == "code":
+            todo = q.todo if role == "answer" else None
+            source, regions = replace_regions(cell.source, where, todo)
+            if role == "answer":
+                if regions == 0:
+                    raise AssignError(
+                        f"{where}: answer cell for {qid!r} has no '### BEGIN SOLUTION'"
+                    )
+                if qid in answers:
+                    raise AssignError(f"{where}: a second answer cell for {qid!r}")
+                answers[qid] = cell_id
+            new["source"] = source
+            new["outputs"] = []
+            new["execution_count"] = None
+        elif role == "answer":
+            raise AssignError(f"{where}: answer cells must be code cells")
+        elif _LOOSE.search(cell.source):
+            raise AssignError(f"{where}: solution markers in a {cell.cell_type} cell")
+        if role == "check":
+            new["metadata"]["editable"] = False
+            new["metadata"]["deletable"] = False
+        out.cells.append(new)
+    missing = [qid for qid in expected_ids if qid not in answers]
+    if missing:
+        raise AssignError(f"{name}: no answer cell for question(s) {', '.join(missing)}")
+    nbformat.validate(out)
+    questions = {}
+    for qid in expected_ids:
+        q = get(qid)
+        questions[qid] = {
+            "notebook": name,
+            "cell_id": answers[qid],
+            "name": q.name,
+            "kind": q.kind,
+            "points": q.points,
+        }
+    return out, {"assignment": assignment, "questions": questions}
+
+
+def notebook_bytes(nb) -> bytes:
+    """The canonical serialisation of a notebook (stable across runs)."""
+    import nbformat
+
+    text = nbformat.writes(nb, version=4)
+    return (text if text.endswith("\n") else text + "\n").encode("utf-8")
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file and ``os.replace``."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def assign(solutions_dir: str | os.PathLike, exercises_dir: str | os.PathLike) -> dict:
+    """Generate the exercises and ``release.json`` from every ``*.ipynb`` in ``solutions_dir``.
+
+    Nothing is written unless every notebook is valid. Returns the release manifest.
+    """
+    import nbformat
+
+    src, dst = Path(solutions_dir), Path(exercises_dir)
+    paths = sorted(p for p in src.glob("*.ipynb") if not p.name.startswith("."))
+    if not paths:
+        raise AssignError(f"no notebooks in {src}")
+    outputs: dict[str, bytes] = {}
+    manifest = {
+        "format": RELEASE_FORMAT,
+        "tensorlab_version": __version__,
+        "notebooks": {},
+        "questions": {},
+    }
+    for path in paths:
+        try:
+            nb = nbformat.read(path, as_version=4)
+        except Exception as e:  # noqa: BLE001 - any unreadable notebook is an assign error
+            raise AssignError(f"{path.name}: cannot read notebook: {e}") from None
+        exercise, entry = make_exercise(nb, path.name)
+        data = notebook_bytes(exercise)
+        outputs[path.name] = data
+        manifest["notebooks"][path.name] = {
+            "assignment": entry["assignment"],
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "questions": list(entry["questions"]),
+        }
+        for qid, info in entry["questions"].items():
+            if qid in manifest["questions"]:
+                raise AssignError(f"{path.name}: question {qid!r} also appears in another notebook")
+            manifest["questions"][qid] = info
+    dst.mkdir(parents=True, exist_ok=True)
+    for name, data in outputs.items():
+        write_atomic(dst / name, data)
+    text = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
+    write_atomic(dst / RELEASE_FILE, text.encode("utf-8"))
+    return manifest
+
+
+def load_release(release_dir: str | os.PathLike) -> dict:
+    """The release manifest of an exercises directory (``release.json``)."""
+    path = Path(release_dir) / RELEASE_FILE
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"no {RELEASE_FILE} in {release_dir}: run `tensorlab assign SOLUTIONS {release_dir}`"
+        ) from None
+    if manifest.get("format") != RELEASE_FORMAT:
+        raise ValueError(f"{path}: unsupported release format {manifest.get('format')!r}")
+    return manifest

@@ -1,0 +1,582 @@
+"""Judging an answer: a staged comparison that stops at the first failing stage.
+
+Stages, in order: attempted -> type -> dtype -> shape (exact, never broadcast) -> values
+(max error, first bad index) -> layout (strides, storage offset, storage sharing; only for
+questions about views). Every function here is pure and works on *decoded* values
+(see ``encode.decode``), so the same code judges an inline check and a batch submission.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .encode import MISSING, ArrayAnswer, Missing, Opaque, Raised, decode, encode
+from .model import Expect, Misconception, Question, make_cases
+
+STAGES = ("attempted", "type", "dtype", "shape", "values", "layout")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Where and why an answer differs from the reference."""
+
+    stage: str
+    message: str
+
+
+@dataclass
+class Verdict:
+    """The outcome of judging one question.
+
+    ``status``: passed | failed | not_attempted | error (plus, in batch grading, timeout |
+    kernel_died | missing). ``case``: for function questions, the index of the first failing
+    call and a description of its arguments.
+    """
+
+    qid: str
+    status: str
+    stage: str | None = None
+    message: str = ""
+    misconception: Misconception | None = None
+    case_index: int | None = None
+    case_args: tuple | None = None
+    expected: Any = None
+    actual: Any = None
+    n_cases: int = 0
+    n_passed: int = 0
+    details: dict = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    def as_record(self, points: float) -> dict:
+        """The JSON-able summary stored in a grade file."""
+        return {
+            "status": self.status,
+            "points": points if self.passed else 0.0,
+            "max_points": points,
+            "stage": self.stage,
+            "message": self.message,
+            "misconception": self.misconception.key if self.misconception else None,
+            "misconception_message": self.misconception.message if self.misconception else None,
+            "cases_passed": self.n_passed if self.n_cases else None,
+            "cases": self.n_cases or None,
+        }
+
+
+# ---------------------------------------------------------------------------- descriptions
+def describe(v: Any) -> str:
+    """A short name for the type of a decoded value, for messages."""
+    if isinstance(v, ArrayAnswer):
+        what = "tensor" if v.kind == "tensor" else "numpy array"
+        return f"a {what} of shape {v.shape} and dtype {v.dtype}"
+    if v is None:
+        return "None"
+    if isinstance(v, bool):
+        return f"the bool {v}"
+    if isinstance(v, int):
+        return f"the int {v}"
+    if isinstance(v, float):
+        return f"the float {v!r}"
+    if isinstance(v, str):
+        return f"the string {v!r}" if len(v) < 40 else "a string"
+    if isinstance(v, tuple):
+        return f"a tuple of {len(v)}"
+    if isinstance(v, list):
+        return f"a list of {len(v)}"
+    if isinstance(v, frozenset):
+        return f"a set of {len(v)}"
+    if isinstance(v, dict):
+        return "a dict"
+    if isinstance(v, Opaque):
+        if v.what == "function":
+            return "a function"
+        if v.what == "toolarge":
+            return f"a {v.type} too large to grade"
+        return f"an object of type {v.type}"
+    if isinstance(v, Raised):
+        return f"an exception {v.type}"
+    return type(v).__name__
+
+
+def _expected_kind(e: Any, expect: Expect) -> str:
+    if isinstance(e, ArrayAnswer):
+        kinds = [k for k in expect.arrays]
+        names = {"ndarray": "numpy array", "tensor": "tensorlab tensor"}
+        return " or ".join(names[k] for k in kinds)
+    if isinstance(e, bool):
+        return "a bool (True or False)"
+    if isinstance(e, int):
+        return "an int"
+    if isinstance(e, float):
+        return "a number"
+    if isinstance(e, str):
+        return "a string"
+    if e is None:
+        return "None"
+    if isinstance(e, (tuple, list)):
+        inner = {_expected_kind(x, expect) for x in e}
+        of = f" of {inner.pop()}s" if len(inner) == 1 else ""
+        return f"a tuple{of}".replace("an ints", "ints").replace("a strings", "strings")
+    if isinstance(e, frozenset):
+        return "a tuple, list or set of names"
+    return type(e).__name__
+
+
+def _at(path: tuple) -> str:
+    return "" if not path else " at item " + "][".join(str(p) for p in path).join("[]")
+
+
+def _fmt_index(idx: tuple) -> str:
+    return "(" + ", ".join(str(int(i)) for i in idx) + ("," if len(idx) == 1 else "") + ")"
+
+
+def _fmt_number(x) -> str:
+    if isinstance(x, (bool, np.bool_)):
+        return str(bool(x))
+    if isinstance(x, (float, np.floating)):
+        return f"{float(x):.6g}"
+    return str(x)
+
+
+# ---------------------------------------------------------------------------- stages
+def _seq(v) -> bool:
+    return isinstance(v, (tuple, list))
+
+
+def _stage_type(a, e, expect: Expect, path=()) -> str | None:
+    if isinstance(e, ArrayAnswer):
+        if isinstance(a, ArrayAnswer) and a.kind in expect.arrays:
+            return None
+        msg = f"expected {_expected_kind(e, expect)}{_at(path)}, got {describe(a)}"
+        if isinstance(a, ArrayAnswer) and a.kind == "ndarray":
+            msg += " (tensorlab.from_numpy(...) turns it into a tensor)"
+        elif isinstance(a, ArrayAnswer):
+            msg += " (.numpy() turns a tensor into an array)"
+        return msg
+    if isinstance(e, bool):
+        ok = isinstance(a, bool)
+    elif isinstance(e, int):
+        ok = isinstance(a, int) and not isinstance(a, bool)
+        if isinstance(a, float) and not ok:
+            hint = " (use // for floor division, or int(...))" if a.is_integer() else ""
+            return f"expected an int{_at(path)}, got {describe(a)}{hint}"
+    elif isinstance(e, float):
+        ok = isinstance(a, (int, float)) and not isinstance(a, bool)
+    elif isinstance(e, str):
+        ok = isinstance(a, str)
+    elif e is None:
+        ok = a is None
+    elif isinstance(e, frozenset):
+        if not isinstance(a, (tuple, list, frozenset)):
+            return f"expected {_expected_kind(e, expect)}{_at(path)}, got {describe(a)}"
+        bad = [x for x in a if not isinstance(x, str)]
+        if bad:
+            return f"expected names (strings){_at(path)}, got {describe(bad[0])} among them"
+        return None
+    elif _seq(e):
+        if not _seq(a):
+            return f"expected {_expected_kind(e, expect)}{_at(path)}, got {describe(a)}"
+        for i, (x, y) in enumerate(zip(a, e)):
+            msg = _stage_type(x, y, expect, path + (i,))
+            if msg:
+                return msg
+        return None
+    elif isinstance(e, dict):
+        ok = isinstance(a, dict)
+    else:
+        ok = type(a) is type(e)
+    if ok:
+        return None
+    return f"expected {_expected_kind(e, expect)}{_at(path)}, got {describe(a)}"
+
+
+def _stage_dtype(a, e, expect: Expect, path=()) -> str | None:
+    if isinstance(e, ArrayAnswer):
+        if a.dtype != e.dtype:
+            return f"dtype{_at(path)} is {a.dtype}, expected {e.dtype}"
+        return None
+    if _seq(e):
+        for i, (x, y) in enumerate(zip(a, e)):
+            msg = _stage_dtype(x, y, expect, path + (i,))
+            if msg:
+                return msg
+    return None
+
+
+def _stage_shape(a, e, expect: Expect, path=()) -> str | None:
+    if isinstance(e, ArrayAnswer):
+        if a.shape != e.shape:
+            return (
+                f"shape{_at(path)} is {a.shape}, expected {e.shape} "
+                "(shapes must match exactly; nothing is broadcast)"
+            )
+        return None
+    if _seq(e) and not expect.unordered:
+        if len(a) != len(e):
+            items = "item" if len(e) == 1 else "items"
+            return f"expected {len(e)} {items}{_at(path)}, got {len(a)}"
+        for i, (x, y) in enumerate(zip(a, e)):
+            msg = _stage_shape(x, y, expect, path + (i,))
+            if msg:
+                return msg
+    return None
+
+
+def _array_values(a: ArrayAnswer, e: ArrayAnswer, expect: Expect, path, reveal: bool) -> str | None:
+    x, y = a.array, e.array
+    if x.size == 0:
+        return None
+    if np.issubdtype(y.dtype, np.floating) or np.issubdtype(y.dtype, np.complexfloating):
+        xf, yf = x.astype(np.complex128), y.astype(np.complex128)
+        both_nan = np.isnan(xf) & np.isnan(yf)
+        close = np.isclose(xf, yf, rtol=expect.rtol, atol=expect.atol) | both_nan
+    else:
+        close = x == y
+    if bool(np.all(close)):
+        return None
+    bad = np.argwhere(~close)
+    first = tuple(bad[0])
+    msg = (
+        f"values differ{_at(path)} at {len(bad)} of {x.size} positions; first at index "
+        f"{_fmt_index(first)}: yours {_fmt_number(x[first])}"
+    )
+    if not reveal:
+        return msg
+    msg += f", expected {_fmt_number(y[first])}"
+    if x.dtype.kind in "iufcb" and y.dtype.kind in "iufcb":
+        with np.errstate(all="ignore"):
+            diff = np.abs(x.astype(np.complex128) - y.astype(np.complex128))
+        if np.isfinite(diff).all():
+            msg += f"; max error {float(diff.max()):.4g}"
+    return msg
+
+
+def _norm_str(s: str, expect: Expect) -> str:
+    return s.strip().casefold() if expect.casefold else s
+
+
+def _stage_values(a, e, expect: Expect, path=(), reveal: bool = True) -> str | None:
+    if isinstance(e, ArrayAnswer):
+        return _array_values(a, e, expect, path, reveal)
+    if isinstance(e, frozenset) or (expect.unordered and _seq(e)):
+        got = {_norm_str(x, expect) if isinstance(x, str) else x for x in a}
+        want = {_norm_str(x, expect) if isinstance(x, str) else x for x in e}
+        if got == want:
+            return None
+        if not reveal:
+            return f"not the right set{_at(path)}: {len(got & want)} of your {len(got)} are right"
+        parts = []
+        if want - got:
+            parts.append("missing " + ", ".join(repr(v) for v in sorted(want - got, key=repr)))
+        if got - want:
+            parts.append(
+                "should not include " + ", ".join(repr(v) for v in sorted(got - want, key=repr))
+            )
+        return f"not the right set{_at(path)}: " + "; ".join(parts)
+    if _seq(e):
+        for i, (x, y) in enumerate(zip(a, e)):
+            msg = _stage_values(x, y, expect, path + (i,), reveal)
+            if msg:
+                return msg
+        return None
+    if isinstance(e, float) and not isinstance(e, bool):
+        if math.isnan(e) and isinstance(a, float) and math.isnan(a):
+            return None
+        if math.isclose(a, e, rel_tol=expect.rtol, abs_tol=expect.atol):
+            return None
+        got = f"{_fmt_number(a)}{_at(path)} is not right"
+        return (
+            got
+            if not reveal
+            else f"value{_at(path)} is {_fmt_number(a)}, expected {_fmt_number(e)}"
+        )
+    if isinstance(e, str):
+        if _norm_str(a, expect) == _norm_str(e, expect):
+            return None
+        return (
+            f"{a!r}{_at(path)} is not right"
+            if not reveal
+            else f"got {a!r}{_at(path)}, expected {e!r}"
+        )
+    if isinstance(e, dict):
+        if a == e:
+            return None
+        return f"the dict{_at(path)} differs from the expected one"
+    if a == e and type(a) is type(e):
+        return None
+    if not reveal:
+        return f"{_fmt_number(a)}{_at(path)} is not right"
+    return f"got {_fmt_number(a)}{_at(path)}, expected {_fmt_number(e)}"
+
+
+def _relation(storage: int | None, n_args: int) -> str:
+    if storage is None or storage >= n_args:
+        return "new"
+    return f"arg{storage}"
+
+
+def _stage_layout(a, e, expect: Expect, n_args: int, path=()) -> str | None:
+    if not expect.layout:
+        return None
+    if isinstance(e, ArrayAnswer):
+        ra, re_ = _relation(a.storage, n_args), _relation(e.storage, n_args)
+        if ra != re_:
+            if re_ != "new" and ra == "new":
+                return (
+                    f"the values are right{_at(path)}, but this is a copy, not a view: it does not "
+                    "share storage with the input"
+                )
+            if re_ == "new":
+                return (
+                    f"this shares memory with the input{_at(path)}; a new tensor was expected "
+                    "(writing to it would change the input)"
+                )
+            return f"this shares storage with the wrong argument{_at(path)}"
+        if e.kind == "tensor" and a.kind == "tensor" and a.stride != e.stride:
+            return f"strides{_at(path)} are {a.stride}, expected {e.stride}"
+        if re_ != "new" and a.pos != e.pos:
+            return (
+                f"the result starts at another place in the input's memory{_at(path)} "
+                "(wrong storage offset)"
+            )
+        return None
+    if _seq(e):
+        for i, (x, y) in enumerate(zip(a, e)):
+            msg = _stage_layout(x, y, expect, n_args, path + (i,))
+            if msg:
+                return msg
+    return None
+
+
+def attempted(actual: Any) -> bool:
+    """False for a missing name or a NotImplementedError (the exercise placeholder)."""
+    if isinstance(actual, Missing):
+        return False
+    if isinstance(actual, Raised) and actual.not_implemented:
+        return False
+    return not (isinstance(actual, Opaque) and actual.type == "ellipsis")
+
+
+def compare(
+    actual: Any, expected: Any, expect: Expect, n_args: int = 0, *, reveal: bool = True
+) -> Failure | None:
+    """The first stage at which ``actual`` differs from ``expected`` (both decoded), or None.
+
+    ``reveal=False`` keeps expected values out of the messages (value questions: the message
+    must not give the answer away).
+    """
+    if not attempted(actual):
+        return Failure("attempted", "not attempted yet")
+    if isinstance(expected, Raised):
+        if isinstance(actual, Raised) and actual.type == expected.type:
+            return None
+        return Failure("values", f"expected {expected.type} to be raised, got {describe(actual)}")
+    if isinstance(actual, Raised):
+        return Failure("type", f"raised {actual.type}: {actual.message}")
+    for stage, fn in (
+        ("type", _stage_type),
+        ("dtype", _stage_dtype),
+        ("shape", _stage_shape),
+    ):
+        msg = fn(actual, expected, expect)
+        if msg:
+            return Failure(stage, msg)
+    msg = _stage_values(actual, expected, expect, reveal=reveal)
+    if msg:
+        return Failure("values", msg)
+    msg = _stage_layout(actual, expected, expect, n_args)
+    if msg:
+        return Failure("layout", msg)
+    return None
+
+
+# ---------------------------------------------------------------------------- questions
+def _matches(actual: Any, wrong: Any, n_args: int, expect: Expect) -> bool:
+    if isinstance(wrong, Raised):
+        return isinstance(actual, Raised) and actual.type == wrong.type
+    return compare(actual, wrong, expect, n_args) is None
+
+
+def which_misconception(
+    q: Question, actual: Any, expected: Any, args: tuple | None = None
+) -> Misconception | None:
+    """The first catalogued misconception that explains ``actual`` (for one case)."""
+    for m in q.misconceptions:
+        if m.detect is not None:
+            try:
+                if m.detect(actual, expected):
+                    return m
+            except Exception:  # noqa: BLE001 - a detector must never break judging
+                pass
+        for answer in m.wrong_answers():
+            if q.kind == "value":
+                wrong = decode(encode(answer))
+                if _matches(actual, wrong, 0, q.expect):
+                    return m
+            elif args is not None:
+                wrong, n_args = call_encoded(answer, copy_args(args))
+                if _matches(actual, wrong, n_args, q.expect):
+                    return m
+    return None
+
+
+def copy_args(args: tuple) -> tuple:
+    """A deep copy of call arguments that keeps every tensor's layout (strides, offset)."""
+    from .._storage import UntypedStorage
+    from .._tensor import Tensor
+
+    memo: dict[int, Any] = {}
+
+    def cp(x):
+        if isinstance(x, Tensor):
+            key = id(x._storage._array)
+            if key not in memo:
+                memo[key] = UntypedStorage(np.array(x._storage._array))
+            return Tensor(memo[key], x._shape, x._stride, x._offset, x._dtype)
+        if isinstance(x, np.ndarray):
+            return np.array(x)
+        if isinstance(x, tuple):
+            return tuple(cp(v) for v in x)
+        if isinstance(x, list):
+            return [cp(v) for v in x]
+        return x
+
+    return tuple(cp(a) for a in args)
+
+
+def _arg_table(args: tuple) -> list:
+    from .encode import encode_args
+
+    return encode_args(args, with_data=False)[1]
+
+
+def call_encoded(fn, args: tuple) -> tuple[Any, int]:
+    """Call ``fn(*args)`` here and return (decoded result, number of argument storages)."""
+    table = _arg_table(args)
+    n = len(table)
+    try:
+        result = fn(*args)
+    except Exception as exc:  # noqa: BLE001 - any error is part of the answer
+        from .encode import encode_raised
+
+        return decode(encode_raised(exc)), n
+    return decode(encode(result, table)), n
+
+
+def judge_value(q: Question, actual: Any) -> Verdict:
+    """Judge a decoded value answer."""
+    if not attempted(actual):
+        return Verdict(q.id, "not_attempted", "attempted", _not_attempted_message(q, actual))
+    if isinstance(actual, Raised):
+        return Verdict(q.id, "error", "attempted", f"raised {actual.type}: {actual.message}")
+    if q.judge is not None:
+        message = q.judge(actual)
+        failure = Failure("values", message) if message else None
+        expected = None
+    else:
+        expected = decode(encode(q.reference()))
+        failure = compare(actual, expected, q.expect, reveal=False)
+    if failure is None:
+        return Verdict(q.id, "passed", actual=actual, expected=expected)
+    m = which_misconception(q, actual, expected)
+    return Verdict(
+        q.id, "failed", failure.stage, failure.message, m, expected=expected, actual=actual
+    )
+
+
+def _not_attempted_message(q: Question, actual: Any) -> str:
+    if isinstance(actual, Missing):
+        return f"not attempted: `{q.name}` is not defined yet"
+    return f"not attempted: `{q.name}` still raises NotImplementedError"
+
+
+def judge_function(q: Question, results: list, seed: int) -> Verdict:
+    """Judge the decoded results of calling the learner's function on ``make_cases(q, seed)``.
+
+    ``results`` is a list aligned with the cases (or a single decoded non-function answer,
+    e.g. ``MISSING``). A misconception is named when the answer agrees with its catalogued wrong
+    function on every input (else on the first failing input).
+    """
+    if not isinstance(results, list):
+        actual = results
+        if not attempted(actual):
+            return Verdict(q.id, "not_attempted", "attempted", _not_attempted_message(q, actual))
+        if isinstance(actual, Raised):
+            return Verdict(q.id, "error", "attempted", f"raised {actual.type}: {actual.message}")
+        return Verdict(
+            q.id, "failed", "type", f"expected a function `{q.name}`, got {describe(actual)}"
+        )
+    cases = make_cases(q, seed)
+    if len(results) != len(cases):
+        return Verdict(q.id, "error", None, "the kernel returned the wrong number of results")
+    if all(not attempted(r) for r in results):
+        return Verdict(q.id, "not_attempted", "attempted", _not_attempted_message(q, results[0]))
+    failures: list[tuple[int, Failure, Any, Any]] = []
+    for i, (args, actual) in enumerate(zip(cases, results)):
+        expected, n_args = call_encoded(q.reference, copy_args(args))
+        failure = compare(actual, expected, q.expect, n_args)
+        if failure is not None:
+            failures.append((i, failure, expected, actual))
+    n_passed = len(cases) - len(failures)
+    if not failures:
+        return Verdict(q.id, "passed", n_cases=len(cases), n_passed=n_passed)
+    i, failure, expected, actual = failures[0]
+    m = _misconception_everywhere(q, cases, results) or which_misconception(
+        q, actual, expected, cases[i]
+    )
+    stage, message = failure.stage, failure.message
+    if stage == "attempted":
+        stage, message = "values", "raised NotImplementedError on this input"
+    elif isinstance(actual, Raised) and stage == "type":
+        stage, message = "runs", f"your function raised {actual.type}: {actual.message}"
+    return Verdict(
+        q.id,
+        "failed",
+        stage,
+        message,
+        m,
+        case_index=i,
+        case_args=cases[i],
+        expected=expected,
+        actual=actual,
+        n_cases=len(cases),
+        n_passed=n_passed,
+    )
+
+
+def _misconception_everywhere(q: Question, cases: list, results: list) -> Misconception | None:
+    """The first misconception whose wrong function gives the learner's result on every case."""
+    for m in q.misconceptions:
+        for answer in m.wrong_answers():
+            if all(
+                _matches(actual, *call_encoded(answer, copy_args(args)), q.expect)
+                for args, actual in zip(cases, results)
+            ):
+                return m
+    return None
+
+
+def collect_function_results(fn, q: Question, seed: int) -> list:
+    """Call ``fn`` here on the question's cases and decode each result (the inline path)."""
+    return [call_encoded(fn, args)[0] for args in make_cases(q, seed)]
+
+
+__all__ = [
+    "MISSING",
+    "STAGES",
+    "Failure",
+    "Verdict",
+    "attempted",
+    "collect_function_results",
+    "compare",
+    "copy_args",
+    "judge_function",
+    "judge_value",
+    "which_misconception",
+]

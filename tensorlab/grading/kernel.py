@@ -1,0 +1,204 @@
+"""A fresh, resource-limited IPython kernel driven through nbclient, one cell at a time.
+
+The kernel runs ``sys.executable`` (the grader's own Python, so it sees the same tensorlab) via a
+private kernelspec in a temporary directory, with an address-space cap, a private working
+directory, a private IPython directory (no profile scripts), single-threaded BLAS and
+``TENSORLAB_GRADING=1``. ``run`` never raises for what the notebook does: it reports ``ok``,
+``error``, ``timeout`` or ``dead``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import tensorlab
+
+KERNEL_NAME = "tensorlab-grader"
+
+
+@dataclass
+class RunResult:
+    """What happened when one cell ran."""
+
+    status: str  # ok | error | timeout | dead
+    outputs: list = field(default_factory=list)
+    ename: str | None = None
+    evalue: str | None = None
+
+
+def _kernel_env(workdir: Path, ipython_dir: Path) -> dict:
+    env = dict(os.environ)
+    pkg_root = str(Path(tensorlab.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [pkg_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    )
+    env.update(
+        TENSORLAB_GRADING="1",
+        IPYTHONDIR=str(ipython_dir),
+        MPLBACKEND="Agg",
+        OPENBLAS_NUM_THREADS="1",
+        OMP_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+        PYTHONDONTWRITEBYTECODE="1",
+        PYTHONHASHSEED="0",
+        JPY_SESSION_NAME=str(workdir / "submission.ipynb"),
+    )
+    env.pop("JUPYTER_CONFIG_DIR", None)
+    return env
+
+
+class Kernel:
+    """One kernel in ``workdir`` with at most ``memory`` bytes of address space (0: no cap)."""
+
+    def __init__(self, workdir: str | os.PathLike, memory: int, startup_timeout: float = 60):
+        self.workdir = Path(workdir)
+        self.memory = int(memory)
+        self.startup_timeout = startup_timeout
+        self._private = Path(tempfile.mkdtemp(prefix="tensorlab-kernel-"))
+        self._client = None
+        self._connected = False
+        self.restarts = -1
+
+    # ------------------------------------------------------------------ lifecycle
+    def _kernelspec_manager(self):
+        from jupyter_client.kernelspec import KernelSpecManager
+
+        spec_dir = self._private / "kernels" / KERNEL_NAME
+        spec_dir.mkdir(parents=True, exist_ok=True)
+        argv = [sys.executable, "-m", "tensorlab.grading._launch", str(self.memory)]
+        spec = {
+            "argv": argv + ["-f", "{connection_file}"],
+            "display_name": "tensorlab grader",
+            "language": "python",
+        }
+        (spec_dir / "kernel.json").write_text(json.dumps(spec))
+        return KernelSpecManager(kernel_dirs=[str(self._private / "kernels")])
+
+    def start(self) -> None:
+        """Start a new kernel and wait until it answers (the previous one is shut down first)."""
+        self.launch()
+        self.connect()
+
+    def launch(self) -> None:
+        """Spawn a new kernel process without waiting for it (it initialises in the background)."""
+        import nbformat
+        from jupyter_client import AsyncKernelManager
+        from nbclient import NotebookClient
+
+        self.close_kernel()
+        ipython_dir = self._private / "ipython"
+        ipython_dir.mkdir(exist_ok=True)
+        km = AsyncKernelManager(
+            kernel_name=KERNEL_NAME,
+            kernel_spec_manager=self._kernelspec_manager(),
+            connection_file=str(self._private / f"kernel-{self.restarts + 1}.json"),
+        )
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
+        client = NotebookClient(
+            nb,
+            km=km,
+            timeout=60,
+            startup_timeout=int(self.startup_timeout),
+            allow_errors=True,
+            interrupt_on_timeout=False,
+            record_timing=False,
+            iopub_timeout=10,
+        )
+        client.start_new_kernel(
+            cwd=str(self.workdir),
+            env=_kernel_env(self.workdir, ipython_dir),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self._client = client
+        self._connected = False
+
+    def connect(self) -> None:
+        """Wait until the launched kernel answers."""
+        if self._client is None:
+            self.launch()
+        if self._connected:
+            return
+        try:
+            self._client.start_new_kernel_client()
+        except BaseException:
+            self.close_kernel()
+            raise
+        self._connected = True
+        self.restarts += 1
+
+    def close_kernel(self) -> None:
+        """Shut the kernel down now (kill it if it does not answer)."""
+        client, self._client = self._client, None
+        if client is None:
+            return
+        km = client.km
+        try:
+            client.shutdown_kernel = "immediate"
+            client._cleanup_kernel()
+        except Exception:  # noqa: BLE001 - a dead or stuck kernel must still be cleaned up
+            pass
+        try:
+            proc = getattr(getattr(km, "provisioner", None), "process", None)
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+        except Exception:  # noqa: BLE001
+            pass
+
+    def close(self) -> None:
+        """Shut the kernel down and remove the private directory."""
+        self.close_kernel()
+        shutil.rmtree(self._private, ignore_errors=True)
+
+    def __enter__(self) -> Kernel:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ running code
+    def run(self, source: str, timeout: float) -> RunResult:
+        """Run ``source`` as one cell with a time limit (seconds)."""
+        import nbformat
+        from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+        client = self._client
+        if client is None or not self._connected:
+            return RunResult("dead")
+        cell = nbformat.v4.new_code_cell(source)
+        client.nb.cells = [cell]
+        client.timeout = max(1, int(math.ceil(timeout)))
+        try:
+            cell = client.execute_cell(cell, 0)
+        except CellTimeoutError:
+            return RunResult("timeout")
+        except DeadKernelError:
+            return RunResult("dead")
+        except Exception as e:  # noqa: BLE001 - e.g. a broken channel: treat as a dead kernel
+            return RunResult("dead", ename=type(e).__name__, evalue=str(e))
+        errors = [o for o in cell.outputs if o.get("output_type") == "error"]
+        if errors:
+            return RunResult("error", cell.outputs, errors[0].get("ename"), errors[0].get("evalue"))
+        return RunResult("ok", cell.outputs)
+
+    def interrupt(self) -> bool:
+        """Interrupt the running cell; True when the kernel answers again within a few seconds."""
+        from jupyter_core.utils import run_sync
+
+        client = self._client
+        if client is None:
+            return False
+        try:
+            run_sync(client.km.interrupt_kernel)()
+        except Exception:  # noqa: BLE001
+            return False
+        return self.run("pass", timeout=5).status == "ok"

@@ -1,0 +1,435 @@
+"""Notebook 02: what conv2d expects (N, C, H, W), (un)squeezing, repacking, output shapes."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..model import Expect, Misconception, Question
+from ._refs import lecture_input
+
+NB = "02_conv2d_inputs"
+
+
+def _tl():
+    import tensorlab
+
+    return tensorlab
+
+
+# ---------------------------------------------------------------------------- (H, W) -> NCHW
+def _image_cases(rng: np.random.Generator) -> list[tuple]:
+    cases = [(lecture_input(),), (np.arange(6, dtype=np.float32).reshape(2, 3),)]
+    for dtype in (np.float64, np.float64, np.float32, np.int64):
+        H, W = rng.integers(1, 7, size=2)
+        cases.append((rng.integers(-5, 6, size=(H, W)).astype(dtype),))
+    return cases
+
+
+def _to_nchw(img):
+    return _tl().from_numpy(img).unsqueeze(0).unsqueeze(0)
+
+
+def _copied(img):
+    return _tl().tensor(img).unsqueeze(0).unsqueeze(0)
+
+
+def _copied_as_tensor_clone(img):
+    return _tl().from_numpy(img).clone().unsqueeze(0).unsqueeze(0)
+
+
+def _one_unsqueeze(img):
+    return _tl().from_numpy(img).unsqueeze(0)
+
+
+def _trailing(img):
+    return _tl().from_numpy(img).unsqueeze(-1).unsqueeze(-1)
+
+
+def _as_float32(img):
+    return _tl().from_numpy(img).float().unsqueeze(0).unsqueeze(0)
+
+
+def _image_strategy():
+    from hypothesis import strategies as st
+
+    @st.composite
+    def image(draw):
+        H, W = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+        values = draw(st.lists(st.integers(-3, 3), min_size=H * W, max_size=H * W))
+        return (np.array(values, dtype=np.float64).reshape(H, W),)
+
+    return image()
+
+
+TO_NCHW = Question(
+    id="inputs.to_nchw",
+    notebook=NB,
+    name="to_nchw",
+    kind="function",
+    prompt=(
+        "Write to_nchw(img): turn a 2-D numpy image (H, W) into a tensorlab tensor of shape "
+        "(1, 1, H, W) that shares the image's memory and keeps its dtype."
+    ),
+    todo=(
+        "Write to_nchw: tensorlab.from_numpy(img) shares memory; add the batch axis and the "
+        "channel axis in front with unsqueeze (each call on the previous result)."
+    ),
+    reference=_to_nchw,
+    cases=_image_cases,
+    strategy=_image_strategy,
+    expect=Expect(arrays=("tensor",), layout=True),
+    misconceptions=(
+        Misconception(
+            "copied",
+            "tensorlab.tensor(...) (like torch.tensor) COPIES the data: writes to the image no "
+            "longer show in the tensor. tensorlab.from_numpy shares the array's memory.",
+            _copied,
+            variants=(_copied_as_tensor_clone,),
+        ),
+        Misconception(
+            "one_unsqueeze",
+            "the result has 3 axes (1, H, W): the second unsqueeze must be applied to the result "
+            "of the first. The lecture writes both calls on the original tensor, which only adds "
+            "one axis.",
+            _one_unsqueeze,
+        ),
+        Misconception(
+            "trailing_axes",
+            "unsqueeze(-1) adds axes at the END: (H, W, 1, 1). Batch and channel axes come first: "
+            "unsqueeze(0).",
+            _trailing,
+        ),
+        Misconception(
+            "cast_to_float32",
+            "you converted to float32: .float() makes a copy with another dtype (and another "
+            "memory). Keep the image's dtype so the tensor shares its memory.",
+            _as_float32,
+        ),
+    ),
+    hints=(
+        "tensorlab.from_numpy(img) gives a tensor of shape (H, W) on the same memory.",
+        "x = x.unsqueeze(0) twice (each on the result of the previous one), or img[None, None].",
+    ),
+)
+
+
+LECTURE_UNSQUEEZE = Question(
+    id="inputs.lecture_unsqueeze",
+    notebook=NB,
+    name="lecture_shape",
+    kind="value",
+    prompt=(
+        "The lecture writes `tensor_arr = torch.unsqueeze(tsr_arr, 0)` twice, both times on "
+        "tsr_arr of shape (8, 8). What is tensor_arr.shape afterwards?"
+    ),
+    todo="Set lecture_shape to the shape of tensor_arr after the two lines, as a tuple.",
+    reference=lambda: (1, 8, 8),
+    misconceptions=(
+        Misconception(
+            "two_axes",
+            "both lines start again from tsr_arr: the second overwrites tensor_arr with the same "
+            "(1, 8, 8) result. Only chained calls add two axes.",
+            (1, 1, 8, 8),
+        ),
+    ),
+    hints=("Run the two lines exactly as written and print tensor_arr.shape.",),
+)
+
+
+# ---------------------------------------------------------------------------- NHWC -> NCHW
+def _batch_cases(rng: np.random.Generator) -> list[tuple]:
+    cases = [(np.arange(2 * 2 * 3 * 3, dtype=np.uint8).reshape(2, 2, 3, 3),)]
+    for _ in range(5):
+        N, H, W, C = rng.integers(1, 4), rng.integers(2, 6), rng.integers(2, 6), rng.integers(2, 5)
+        cases.append((rng.integers(0, 256, size=(N, H, W, C)).astype(np.uint8),))
+    return cases
+
+
+def _repack(batch):
+    return _tl().from_numpy(batch).permute(0, 3, 1, 2).float()
+
+
+def _reshaped(batch):
+    N, H, W, C = batch.shape
+    return _tl().from_numpy(batch).reshape(N, C, H, W).float()
+
+
+def _wrong_perm(batch):
+    return _tl().from_numpy(batch).permute(0, 3, 2, 1).float()
+
+
+def _kept_uint8(batch):
+    return _tl().from_numpy(batch).permute(0, 3, 1, 2)
+
+
+def _float64(batch):
+    return _tl().from_numpy(batch).permute(0, 3, 1, 2).double()
+
+
+def _scaled(batch):
+    return _tl().from_numpy(batch.astype(np.float32) / 255).permute(0, 3, 1, 2)
+
+
+def _batch_strategy():
+    from hypothesis import strategies as st
+
+    @st.composite
+    def batch(draw):
+        N, H, W, C = (draw(st.integers(1, 3)) for _ in range(4))
+        n = N * H * W * C
+        values = draw(st.lists(st.integers(0, 255), min_size=n, max_size=n))
+        return (np.array(values, dtype=np.uint8).reshape(N, H, W, C),)
+
+    return batch()
+
+
+REPACK = Question(
+    id="inputs.repack",
+    notebook=NB,
+    name="repack",
+    kind="function",
+    prompt=(
+        "Images often arrive channels-last: a uint8 numpy array (N, H, W, C). Write "
+        "repack(batch) returning a float32 tensorlab tensor (N, C, H, W) with the same pixel "
+        "values, ready for conv2d."
+    ),
+    todo=(
+        "Write repack: move the channel axis from last to second with permute (not reshape), "
+        "and convert to float32."
+    ),
+    reference=_repack,
+    cases=_batch_cases,
+    strategy=_batch_strategy,
+    expect=Expect(arrays=("tensor",)),
+    misconceptions=(
+        Misconception(
+            "reshaped",
+            "reshape/view keep the memory order (N, H, W, C) and only re-cut it, so pixels of "
+            "different channels get mixed. Moving an axis needs permute(0, 3, 1, 2).",
+            _reshaped,
+        ),
+        Misconception(
+            "h_w_swapped",
+            "you put W before H: permute(0, 3, 2, 1) gives (N, C, W, H). The new order lists the "
+            "OLD axis numbers: (N=0, C=3, H=1, W=2).",
+            _wrong_perm,
+        ),
+        Misconception(
+            "kept_uint8",
+            "the tensor is still uint8; conv2d weights are float32. Convert with .float().",
+            _kept_uint8,
+        ),
+        Misconception(
+            "float64",
+            "that is float64 (.double()); PyTorch layers use float32 by default: .float().",
+            _float64,
+        ),
+        Misconception(
+            "scaled",
+            "you scaled the pixels (/ 255); this question asks for the same values, only repacked.",
+            _scaled,
+        ),
+    ),
+    hints=(
+        "tensorlab.from_numpy(batch) has shape (N, H, W, C). Which axis order do you want?",
+        "x.permute(0, 3, 1, 2) lists, for each new axis, the old axis it comes from.",
+    ),
+)
+
+
+# ---------------------------------------------------------------------------- weights & sizes
+KERNEL_SPEC = Question(
+    id="inputs.kernel_spec",
+    notebook=NB,
+    name="weight_shape_3_128",
+    kind="value",
+    prompt="What is the shape of nn.Conv2d(3, 128, 5).weight?",
+    todo="Set weight_shape_3_128 to the weight's shape as a tuple.",
+    reference=lambda: (128, 3, 5, 5),
+    misconceptions=(
+        Misconception(
+            "swapped_in_out",
+            "you swapped in and out channels: the constructor takes (in, out, k) but the weight "
+            "is (out_channels, in_channels / groups, kH, kW).",
+            (3, 128, 5, 5),
+        ),
+        Misconception(
+            "kernel_size_scalar",
+            "kernel_size=5 means a 5x5 kernel: the weight has two spatial axes (kH, kW).",
+            (128, 3, 5),
+        ),
+    ),
+    hints=("Weight layout: (out_channels, in_channels / groups, kernel_height, kernel_width).",),
+)
+
+
+def _out_size(size, kernel_size, stride, padding, dilation):
+    return (size + 2 * padding - dilation * (kernel_size - 1) - 1) // stride + 1
+
+
+def _size_cases(rng: np.random.Generator) -> list[tuple]:
+    cases = [(32, 5, 2, 1, 1), (10, 3, 1, 1, 2), (8, 3, 1, 0, 1), (7, 2, 3, 0, 1)]
+    while len(cases) < 14:
+        n, k, s, p, d = (int(v) for v in rng.integers([1, 1, 1, 0, 1], [40, 8, 5, 4, 4]))
+        if n + 2 * p >= d * (k - 1) + 1:
+            cases.append((n, k, s, p, d))
+    return cases
+
+
+def _no_dilation(n, k, s, p, d):
+    return (n + 2 * p - (k - 1) - 1) // s + 1
+
+
+def _ceil(n, k, s, p, d):
+    return math.ceil((n + 2 * p - d * (k - 1) - 1) / s) + 1
+
+
+def _one_side(n, k, s, p, d):
+    return (n + p - d * (k - 1) - 1) // s + 1
+
+
+def _true_division(n, k, s, p, d):
+    return (n + 2 * p - d * (k - 1) - 1) / s + 1
+
+
+def _no_plus_one(n, k, s, p, d):
+    return (n + 2 * p - d * (k - 1) - 1) // s
+
+
+def _size_strategy():
+    from hypothesis import strategies as st
+
+    return st.tuples(
+        st.integers(1, 40),
+        st.integers(1, 7),
+        st.integers(1, 4),
+        st.integers(0, 3),
+        st.integers(1, 3),
+    ).filter(lambda t: t[0] + 2 * t[3] >= t[4] * (t[1] - 1) + 1)
+
+
+OUTPUT_SIZE = Question(
+    id="inputs.output_size",
+    notebook=NB,
+    name="conv_output_size",
+    kind="function",
+    prompt=(
+        "Write conv_output_size(size, kernel_size, stride, padding, dilation): the output length "
+        "of conv2d along one axis, as an int."
+    ),
+    todo=(
+        "Write conv_output_size: the effective kernel spans dilation * (kernel_size - 1) + 1 "
+        "pixels; count the window positions in the padded input, stepping by stride."
+    ),
+    reference=_out_size,
+    cases=_size_cases,
+    strategy=_size_strategy,
+    misconceptions=(
+        Misconception(
+            "no_dilation",
+            "dilation spreads the kernel: it spans dilation * (kernel_size - 1) + 1 pixels, not "
+            "kernel_size.",
+            _no_dilation,
+        ),
+        Misconception(
+            "ceil",
+            "the last window must fit entirely: PyTorch rounds DOWN (floor), a partial window "
+            "is dropped.",
+            _ceil,
+        ),
+        Misconception(
+            "one_side_padding",
+            "padding is added on both sides: the padded length is size + 2 * padding.",
+            _one_side,
+        ),
+        Misconception(
+            "true_division",
+            "use floor division (//): an output size is an int, and a partial step is dropped.",
+            _true_division,
+        ),
+        Misconception(
+            "no_plus_one",
+            "count the first window too: positions 0, stride, 2 * stride ... give "
+            "(span // stride) + 1 windows.",
+            _no_plus_one,
+        ),
+    ),
+    hints=(
+        "The formula in PyTorch's nn.Conv2d docs: floor((H + 2p - d(k - 1) - 1) / s) + 1.",
+        "Check with conv_output_size(8, 3, 1, 0, 1) == 6 (the lecture's 8x8 image, 3x3 kernel).",
+    ),
+)
+
+SHAPE_A = Question(
+    id="inputs.shape_a",
+    notebook=NB,
+    name="shape_a",
+    kind="value",
+    prompt=(
+        "x has shape (2, 3, 32, 32) and w has shape (8, 3, 5, 5). What is the shape of "
+        "conv2d(x, w, stride=2, padding=1)?"
+    ),
+    todo="Set shape_a to the output shape as a tuple of four ints.",
+    reference=lambda: (2, 8, 15, 15),
+    misconceptions=(
+        Misconception(
+            "ceil",
+            "(32 + 2 - 5) / 2 = 14.5: PyTorch rounds down before adding 1, so 15.",
+            (2, 8, 16, 16),
+        ),
+        Misconception(
+            "channels_from_input",
+            "the output has one channel per filter: weight.shape[0] = 8 output channels.",
+            (2, 3, 15, 15),
+        ),
+        Misconception(
+            "no_plus_one",
+            "count the first window too: floor(29 / 2) + 1 = 15.",
+            (2, 8, 14, 14),
+        ),
+        Misconception(
+            "stride_ignored",
+            "stride=2 moves the window two pixels at a time: about half as many positions.",
+            (2, 8, 30, 30),
+        ),
+    ),
+    hints=("Apply floor((H + 2p - k) / s) + 1 to H and W; N stays, C becomes weight.shape[0].",),
+)
+
+SHAPE_B = Question(
+    id="inputs.shape_b",
+    notebook=NB,
+    name="shape_b",
+    kind="value",
+    prompt=(
+        "x has shape (1, 4, 10, 12) and w has shape (6, 2, 3, 3). What is the shape of "
+        "conv2d(x, w, groups=2, stride=(1, 3), padding=(1, 2), dilation=2)?"
+    ),
+    todo="Set shape_b to the output shape as a tuple of four ints.",
+    reference=lambda: (1, 6, 8, 4),
+    misconceptions=(
+        Misconception(
+            "no_dilation",
+            "dilation=2 makes the 3x3 kernel span 5 pixels along each axis.",
+            (1, 6, 10, 5),
+        ),
+        Misconception(
+            "pairs_swapped",
+            "in a pair, the first number is for H (rows) and the second for W (columns).",
+            (1, 6, 10, 4),
+            variants=((1, 6, 3, 12),),
+        ),
+        Misconception(
+            "groups_divide_out",
+            "groups does not change the number of output channels: it is weight.shape[0] = 6.",
+            (1, 3, 8, 4),
+        ),
+    ),
+    hints=(
+        "H: floor((10 + 2*1 - 2*(3 - 1) - 1) / 1) + 1. W: the same with padding 2 and stride 3.",
+    ),
+)
+
+QUESTIONS = [TO_NCHW, LECTURE_UNSQUEEZE, REPACK, KERNEL_SPEC, OUTPUT_SIZE, SHAPE_A, SHAPE_B]
