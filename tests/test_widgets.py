@@ -373,3 +373,60 @@ def test_memory_bad_chain_and_custom_tensor():
     e2.step.value = 0
     e2.write_value()
     assert t.tolist() == [[0, 1, 2], [3, 4, 5]]  # the explorer works on a private copy
+
+
+# ---------------------------------------------------------------------------------- plumbing
+def _artist_ids(fig):
+    """The figure's own artists (axis tick machinery, which matplotlib makes lazily, left out)."""
+    from matplotlib.axis import Axis
+
+    mine = [*fig.axes, *fig.texts, *fig.artists]
+    for ax in fig.axes:
+        mine += [c for c in ax.get_children() if not isinstance(c, Axis)]
+    return {id(a) for a in mine}
+
+
+@pytest.mark.parametrize("cls", [ConvExplorer, GroupsExplorer, AxesExplorer, MemoryExplorer])
+def test_artists_are_built_once_and_only_updated(cls):
+    if cls is ConvExplorer:
+        needs_functional()
+    e = cls()
+    before = _artist_ids(e.figure)
+    for control in e.controls().values():
+        if hasattr(control, "options"):
+            for v in values_of(control)[:4]:
+                control.value = v
+        elif hasattr(control, "max"):
+            control.value = control.max
+            control.value = control.min
+    assert _artist_ids(e.figure) == before
+
+
+def test_without_ipympl_the_figure_is_a_png_image():
+    import ipywidgets
+
+    from tensorlab.viz import groups_figure
+    from tensorlab.widgets import FigureView
+
+    try:
+        import ipympl  # noqa: F401
+    except ImportError:
+        view = FigureView(groups_figure(4, 4, 2), mode="ipympl")  # asked for, not installed
+        assert view.mode == "png" and isinstance(view.widget, ipywidgets.Image)
+    view = FigureView(groups_figure(4, 4, 2), mode="png")
+    view.render()
+    assert bytes(view.widget.value).startswith(PNG) and view.png_bytes > 1000
+
+
+def test_an_exception_inside_the_scene_becomes_a_message(monkeypatch):
+    e = GroupsExplorer()
+
+    def broken(model):
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setattr(e.scene, "update", broken)
+    e.groups.value = 4  # must not raise
+    assert e.last_error == "ZeroDivisionError: boom" and "boom" in e.message.value
+    monkeypatch.undo()
+    e.groups.value = 2
+    assert e.last_error is None and e.message.value == ""
