@@ -1,0 +1,704 @@
+"""``Module`` (the container of parameters), ``Conv1d``, ``Conv2d`` and ``Sequential``."""
+
+from __future__ import annotations
+
+import collections.abc
+import math
+import warnings
+from collections import OrderedDict
+from collections.abc import Iterator
+from itertools import repeat
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from . import functional as F
+from .parameter import Parameter
+
+__all__ = ["Module", "Conv1d", "Conv2d", "Sequential"]
+
+
+def typename(obj) -> str:
+    """``torch.typename``: ``tensorlab.FloatTensor`` for tensors, ``module.QualName`` otherwise."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
+def _addindent(s: str, n: int) -> str:
+    lines = s.split("\n")
+    if len(lines) == 1:
+        return s
+    return lines[0] + "\n" + "\n".join(" " * n + line for line in lines[1:])
+
+
+class Module:
+    """Base class of layers: holds ``Parameter``s and sub-modules, calls ``forward`` when called.
+
+    Assigning a ``Parameter`` to an attribute registers it (``conv.weight = nn.Parameter(t)``);
+    assigning a ``Module`` registers a child. ``repr`` lists children like PyTorch.
+    """
+
+    training: bool
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent_buffers_set", set())
+        object.__setattr__(self, "_modules", OrderedDict())
+
+    # ------------------------------------------------------------------ calling
+    def forward(self, *input: Any) -> Any:
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    # ------------------------------------------------------------------ registration
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"parameter name should be a string. Got {typename(name)}")
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"cannot assign '{typename(param)}' object to parameter '{name}' "
+                "(torch.nn.Parameter or None required)"
+            )
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {typename(name)}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
+                "(torch Tensor or None required)"
+            )
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {typename(name)}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def __setattr__(self, name: str, value) -> None:
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._remove_from(name, self.__dict__, self._buffers, self._modules)
+            self.register_parameter(name, value)
+            return
+        if params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{typename(value)}' as parameter '{name}' "
+                    "(torch.nn.Parameter or None expected)"
+                )
+            self.register_parameter(name, value)
+            return
+        modules = self.__dict__.get("_modules")
+        if isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._remove_from(name, self.__dict__, self._parameters, self._buffers)
+            modules[name] = value
+            return
+        if modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{typename(value)}' as child module '{name}' "
+                    "(torch.nn.Module or None expected)"
+                )
+            modules[name] = value
+            return
+        buffers = self.__dict__.get("_buffers")
+        if buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(
+                    f"cannot assign '{typename(value)}' as buffer '{name}' "
+                    "(torch.Tensor or None expected)"
+                )
+            buffers[name] = value
+            return
+        object.__setattr__(self, name, value)
+
+    @staticmethod
+    def _remove_from(name: str, *dicts) -> None:
+        for d in dicts:
+            if name in d:
+                del d[name]
+
+    def __getattr__(self, name: str):
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            if store in d and name in d[store]:
+                return d[store][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        for store in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__.get(store, {}):
+                del self.__dict__[store][name]
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        keys = set(super().__dir__())
+        for store in ("_parameters", "_buffers", "_modules"):
+            keys |= set(self.__dict__.get(store, {}))
+        return sorted(k for k in keys if not k[:1].isdigit())
+
+    # ------------------------------------------------------------------ traversal
+    def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
+        if memo is None:
+            memo = set()
+        if self in memo:
+            return
+        if remove_duplicate:
+            memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            sub = prefix + ("." if prefix else "") + name
+            yield from module.named_modules(memo, sub, remove_duplicate)
+
+    def modules(self) -> Iterator[Module]:
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and module not in seen:
+                seen.add(module)
+                yield name, module
+
+    def children(self) -> Iterator[Module]:
+        for _, m in self.named_children():
+            yield m
+
+    def _named_members(self, get, prefix: str, recurse: bool, remove_duplicate: bool = True):
+        mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        seen = set()
+        for mod_prefix, module in mods:
+            for name, value in get(module).items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                if remove_duplicate:
+                    seen.add(id(value))
+                yield mod_prefix + ("." if mod_prefix else "") + name, value
+
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
+        """``(name, parameter)`` pairs: ``('weight', ...)``, ``('bias', ...)``, ``('0.weight', ...)``."""
+        yield from self._named_members(lambda m: m._parameters, prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+        yield from self._named_members(lambda m: m._buffers, prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def state_dict(self, *, destination=None, prefix: str = "", keep_vars: bool = False):
+        """Parameters and persistent buffers by dotted name (detached, sharing storage)."""
+        if destination is None:
+            destination = OrderedDict()
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(
+                    destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
+                )
+        return destination
+
+    def load_state_dict(self, state_dict, strict: bool = True):
+        """Copy values into the existing parameters/buffers (shapes must match)."""
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        if strict:
+            if unexpected:
+                keys = ", ".join(f'"{k}"' for k in unexpected)
+                errors.append(f"Unexpected key(s) in state_dict: {keys}. ")
+            if missing:
+                keys = ", ".join(f'"{k}"' for k in missing)
+                errors.append(f"Missing key(s) in state_dict: {keys}. ")
+        for k, target in own.items():
+            if k not in state_dict:
+                continue
+            src = state_dict[k]
+            if tuple(src.shape) != tuple(target.shape):
+                errors.append(
+                    f"size mismatch for {k}: copying a param with shape {src.shape} from "
+                    f"checkpoint, the shape in current model is {target.shape}."
+                )
+                continue
+            target._np()[...] = src._np()
+        if errors:
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                + "\n\t".join(errors)
+            )
+        return _IncompatibleKeys(missing, unexpected)
+
+    # ------------------------------------------------------------------ modes, grads, dtypes
+    def train(self, mode: bool = True) -> Module:
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        object.__setattr__(self, "training", mode)
+        for m in self.children():
+            m.train(mode)
+        return self
+
+    def eval(self) -> Module:
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for p in self.parameters():
+            if p.grad is not None:
+                if set_to_none:
+                    p.grad = None
+                else:
+                    p.grad._np()[...] = 0
+
+    def apply(self, fn) -> Module:
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def _apply(self, fn) -> Module:
+        """Convert every parameter/buffer in place (the ``Parameter`` objects stay the same)."""
+        for m in self.children():
+            m._apply(fn)
+        for p in self._parameters.values():
+            if p is not None:
+                p.data = fn(p.data)
+        for k, b in self._buffers.items():
+            if b is not None:
+                self._buffers[k] = fn(b)
+        return self
+
+    def to(self, *args, **kwargs) -> Module:
+        """``to(dtype)`` / ``to('cpu')`` / ``to(tensor)``: floating-point parameters change dtype."""
+        dtype = kwargs.pop("dtype", None)
+        kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)
+        if kwargs:
+            raise TypeError(f"to() received an invalid keyword argument '{next(iter(kwargs))}'")
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, str) or a is None:
+                if a not in (None, "cpu"):
+                    raise RuntimeError(f"tensorlab only has the cpu device, got '{a}'")
+            else:
+                dtype = a
+        if dtype is not None:
+            dtype = D.to_dtype(dtype)
+            if not dtype.is_floating_point:
+                raise TypeError(
+                    "nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                    f"dtype={dtype!r}"
+                )
+            return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+        return self
+
+    def float(self) -> Module:
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+
+    def double(self) -> Module:
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+    def half(self) -> Module:
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def type(self, dst_type) -> Module:
+        return self._apply(lambda t: t.type(dst_type))
+
+    def cpu(self) -> Module:
+        return self
+
+    # ------------------------------------------------------------------ printing
+    def extra_repr(self) -> str:
+        return ""
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [
+            f"({key}): " + _addindent(repr(module), 2) for key, module in self._modules.items()
+        ]
+        lines = extra_lines + child_lines
+        main = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                main += extra_lines[0]
+            else:
+                main += "\n  " + "\n  ".join(lines) + "\n"
+        return main + ")"
+
+
+class _IncompatibleKeys(
+    collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+):
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+# ---------------------------------------------------------------------------- containers
+
+
+class Sequential(Module):
+    """Modules called one after the other: ``Sequential(conv1, conv2)(x) == conv2(conv1(x))``."""
+
+    def __init__(self, *args) -> None:
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for key, module in args[0].items():
+                self.add_module(key, module)
+        else:
+            for idx, module in enumerate(args):
+                self.add_module(str(idx), module)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return Sequential(OrderedDict(list(self._modules.items())[idx]))
+        n = len(self._modules)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return list(self._modules.values())[idx % n]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module: Module) -> Sequential:
+        self.add_module(str(len(self)), module)
+        return self
+
+    def forward(self, input):
+        for module in self:
+            input = module(input)
+        return input
+
+
+# ---------------------------------------------------------------------------- convolutions
+
+
+def _ntuple(n: int):
+    def parse(x):
+        if isinstance(x, collections.abc.Iterable):
+            return tuple(x)
+        return tuple(repeat(x, n))
+
+    return parse
+
+
+_single = _ntuple(1)
+_pair = _ntuple(2)
+
+
+def _reverse_repeat_tuple(t, n: int) -> tuple:
+    return tuple(x for x in reversed(t) for _ in range(n))
+
+
+class _ConvNd(Module):
+    """What ``Conv1d`` and ``Conv2d`` share: checks, parameters, initialisation, ``repr``."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: tuple[int, ...],
+        stride: tuple[int, ...],
+        padding: str | tuple[int, ...],
+        dilation: tuple[int, ...],
+        transposed: bool,
+        output_padding: tuple[int, ...],
+        groups: int,
+        bias: bool,
+        padding_mode: str,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        valid_padding_strings = {"same", "valid"}
+        if isinstance(padding, str):
+            if padding not in valid_padding_strings:
+                raise ValueError(
+                    f"Invalid padding string {padding!r}, should be one of {valid_padding_strings}"
+                )
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
+        if padding_mode not in valid_padding_modes:
+            raise ValueError(
+                f"padding_mode must be one of {valid_padding_modes}, but got "
+                f"padding_mode='{padding_mode}'"
+            )
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.padding = padding
+        self.dilation = dilation
+        self.transposed = transposed
+        self.output_padding = output_padding
+        self.groups = groups
+        self.padding_mode = padding_mode
+        if isinstance(self.padding, str):
+            rev = [0, 0] * len(kernel_size)
+            if padding == "same":
+                for d, k, i in zip(dilation, kernel_size, range(len(kernel_size) - 1, -1, -1)):
+                    total = d * (k - 1)
+                    left = total // 2
+                    rev[2 * i] = left
+                    rev[2 * i + 1] = total - left
+            self._reversed_padding_repeated_twice = rev
+        else:
+            self._reversed_padding_repeated_twice = list(_reverse_repeat_tuple(self.padding, 2))
+        from .._ops.creation import empty
+
+        dtype = D.get_default_dtype() if dtype is None else D.to_dtype(dtype)
+        self.weight = Parameter(
+            empty((out_channels, in_channels // groups, *kernel_size), dtype=dtype)
+        )
+        if bias:
+            self.bias = Parameter(empty(out_channels, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """PyTorch's default: kaiming-uniform with ``a=sqrt(5)``, i.e. U(-b, b), b = 1/sqrt(fan_in).
+
+        The bias uses the same bound. Values come from tensorlab's seeded generator
+        (``tensorlab.manual_seed``); they follow PyTorch's distribution, not its exact numbers.
+        """
+        fan_in = _fan_in(self.weight)
+        if 0 in tuple(self.weight.shape):
+            warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        else:
+            _uniform_(self.weight, 1.0 / math.sqrt(fan_in))
+        if self.bias is not None:
+            bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+            _uniform_(self.bias, bound)
+
+    def extra_repr(self) -> str:
+        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
+        if self.padding != (0,) * len(self.padding):
+            s += ", padding={padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += ", dilation={dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += ", output_padding={output_padding}"
+        if self.groups != 1:
+            s += ", groups={groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += ", padding_mode={padding_mode}"
+        return s.format(**self.__dict__)
+
+
+def _fan_in(weight: Tensor) -> int:
+    if weight.ndim < 2:
+        raise ValueError(
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
+        )
+    receptive = 1
+    for s in tuple(weight.shape)[2:]:
+        receptive *= s
+    return weight.shape[1] * receptive
+
+
+def _uniform_(t: Tensor, bound: float) -> None:
+    """Fill ``t`` in place with U(-bound, bound) from tensorlab's default generator."""
+    from .._ops.creation import default_generator
+
+    values = default_generator._rng.uniform(-bound, bound, size=tuple(t.shape))
+    t._np()[...] = np.asarray(values, dtype=t.dtype.np)
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution layer: ``Conv1d(in_channels, out_channels, kernel_size, ...)``."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__(
+            in_channels,
+            out_channels,
+            _single(kernel_size),
+            _single(stride),
+            padding if isinstance(padding, str) else _single(padding),
+            _single(dilation),
+            False,
+            _single(0),
+            groups,
+            bias,
+            padding_mode,
+            device,
+            dtype,
+        )
+
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        if self.padding_mode != "zeros":
+            return F.conv1d(
+                F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                weight,
+                bias,
+                self.stride,
+                _single(0),
+                self.dilation,
+                self.groups,
+            )
+        return F.conv1d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution layer, exactly like ``torch.nn.Conv2d``.
+
+    ``Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+    bias=True, padding_mode='zeros')``. ``weight`` has shape
+    (out_channels, in_channels/groups, kH, kW); both ``in_channels`` and ``out_channels`` must be
+    divisible by ``groups``. ``padding_mode`` other than ``'zeros'`` pads with ``F.pad``
+    (``reflect``, ``replicate``, ``circular``) and then convolves without padding.
+    """
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__(
+            in_channels,
+            out_channels,
+            _pair(kernel_size),
+            _pair(stride),
+            padding if isinstance(padding, str) else _pair(padding),
+            _pair(dilation),
+            False,
+            _pair(0),
+            groups,
+            bias,
+            padding_mode,
+            device,
+            dtype,
+        )
+
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        if self.padding_mode != "zeros":
+            return F.conv2d(
+                F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                weight,
+                bias,
+                self.stride,
+                _pair(0),
+                self.dilation,
+                self.groups,
+            )
+        return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._conv_forward(input, self.weight, self.bias)
