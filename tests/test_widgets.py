@@ -430,3 +430,18 @@ def test_an_exception_inside_the_scene_becomes_a_message(monkeypatch):
     monkeypatch.undo()
     e.groups.value = 2
     assert e.last_error is None and e.message.value == ""
+
+
+def test_png_encoder_round_trips_through_pil():
+    import io
+
+    from PIL import Image
+
+    from tensorlab.viz import memory_figure
+    from tensorlab.widgets._base import encode_png
+
+    fig = memory_figure(chain=".T")
+    fig.canvas.draw()
+    data = encode_png(fig.canvas)
+    decoded = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+    np.testing.assert_array_equal(decoded, np.asarray(fig.canvas.buffer_rgba())[..., :3])

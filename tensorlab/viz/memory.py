@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from matplotlib import colors as mcolors
-from matplotlib.collections import LineCollection
+from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
 
 from ._draw import (
@@ -20,7 +20,6 @@ from ._draw import (
     ERROR,
     HIGHLIGHT,
     WINDOW,
-    CellGrid,
     CellLabels,
     TextLine,
     bare_axes,
@@ -127,13 +126,13 @@ class MemoryScene:
         fig = self.figure = figure if figure is not None else new_figure(11.0, 6.6)
         ax = self.ax = fig.add_axes((0.01, 0.30, 0.98, 0.68))
         bare_axes(ax)
-        self.cells = CellGrid(ax)
-        self.borders = LineCollection([], colors="#6c757d", linewidths=0.6, zorder=2)
+        self.cells = PolyCollection([], edgecolors="#6c757d", linewidths=0.6, zorder=1)
+        ax.add_collection(self.cells)
         self.separators = LineCollection([], colors="#212529", linewidths=1.6, zorder=2)
         self.frame = LineCollection([], colors="#1864ab", linewidths=2.2, zorder=3)
         self.arcs = LineCollection([], colors="#1864ab", linewidths=1.0, alpha=0.75, zorder=3)
         self.ring = LineCollection([], colors=WINDOW, linewidths=2.2, zorder=4)
-        for coll in (self.borders, self.separators, self.frame, self.arcs, self.ring):
+        for coll in (self.separators, self.frame, self.arcs, self.ring):
             ax.add_collection(coll)
         (self.heads,) = ax.plot([], [], "v", ms=4, color="#1864ab", alpha=0.85, zorder=3)
         self.values = CellLabels(ax, size=8.5)
@@ -146,7 +145,7 @@ class MemoryScene:
         self.error = TextLine(fig, 0.01, 0.175, fontsize=8)
         self.model: MemoryModel | None = None
         self.layout: MemoryLayout | None = None
-        self.canvas_origin = (0.0, 0.0)
+        self.faces: dict[tuple[float, float], tuple] = {}  # cell centre -> RGBA drawn there
 
     def show_error(self, message: str) -> None:
         self.error.set(message, ERROR)
@@ -155,14 +154,12 @@ class MemoryScene:
     def update(self, m: MemoryModel) -> None:
         self.model = m
         lay = self.layout = memory_layout(m)
-        W = int(np.ceil(lay.width)) + 2
-        H = int(np.ceil(lay.height)) + 2
-        canvas = np.zeros((H, W, 4))
+        faces: dict[tuple[float, float], tuple] = {}
         lit = m.lit()
         covered = set(m.covered().tolist())
         sel_storage = m.view.storage
 
-        squares, seps, frames = [], [], []
+        seps, frames = [], []
         vx, vy, vt, ox, oy, ot = [], [], [], [], [], []
         tx, ty, tt, ix, iy, it = [], [], [], [], [], []
         face_sel = mcolors.to_rgba(SELECTED_FACE)
@@ -172,7 +169,7 @@ class MemoryScene:
         face_cov = mcolors.to_rgba(COVERED)
 
         def paint(x: float, y: float, rgba) -> None:
-            canvas[int(round(y)), int(round(x))] = rgba
+            faces[(float(x), float(y))] = rgba
 
         for k, step in enumerate(m.steps):
             gx, gy = lay.grid_origin[k]
@@ -197,7 +194,6 @@ class MemoryScene:
                 x, y = gx + c, gy + r
                 off = int(step.offsets[e])
                 paint(x, y, face_lit if off in lit_here else base_face)
-                squares.append((y, x))
                 vx.append(x)
                 vy.append(y - 0.12)
                 vt.append(_fmt_value(step.values[e]))
@@ -223,7 +219,6 @@ class MemoryScene:
                 else:
                     face = face_same
                 paint(x, sy, face)
-                squares.append((sy, x))
                 vx.append(x)
                 vy.append(sy)
                 vt.append(_fmt_value(v))
@@ -239,8 +234,11 @@ class MemoryScene:
                 + ("   (blue: the cells the selected step reads)" if j == sel_storage else "")
             )
 
-        self.cells.set_cells(canvas, origin=(0.0, 0.0))
-        self.borders.set_segments(cell_squares([s[0] for s in squares], [s[1] for s in squares]))
+        self.faces = faces
+        self.cells.set_verts(
+            [rect_outline(x - 0.5, y - 0.5, x + 0.5, y + 0.5)[:4] for x, y in faces]
+        )
+        self.cells.set_facecolors(list(faces.values()))
         self.separators.set_segments(seps)
         self.frame.set_segments(frames)
         self.values.set_labels(vx, vy, vt)
