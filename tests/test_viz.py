@@ -184,6 +184,15 @@ def test_lecture_step_image_and_edge_kernel(torch):
     np.testing.assert_array_equal(xcorr.output, torch_conv(torch, img, ker, 0, "zeros", 1, 1)[1])
 
 
+def test_conv_window_is_conv_figure_at_a_position():
+    needs_functional()
+    img, ker = viz.image_preset("noise"), viz.kernel_preset("Sobel x")
+    a = scene_of(viz.conv_window(img, ker, 2, 1, padding=1, mode="circular")).model
+    b = viz.conv_model(img, ker, padding=1, padding_mode="circular", position=(2, 1))
+    assert a.position == (2, 1) and a.value == b.value
+    np.testing.assert_array_equal(a.output, b.output)
+
+
 def test_lecture_cross_correlation_proof_rows():
     """The lecture prints rows [0, 0, 9, 6, 3, 0] for the one-column image and the [1,2,3] kernel."""
     needs_functional()

@@ -69,6 +69,11 @@ def test_constructible_with_no_arguments(cls):
     assert bytes(e.view.widget.value).startswith(PNG)  # the inline path: a PNG image widget
     assert e.widget.children[-3] is e.view.widget
     assert e.controls()
+    bundle = e._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert (
+        bundle["text/plain"].startswith(cls.__name__ + ": ") and "PNG" not in bundle["text/plain"]
+    )
 
 
 # ---------------------------------------------------------------------------------- conv

@@ -31,7 +31,7 @@ from ._conv_model import (
 from ._groups_model import GroupsModel, conv2d_error, groups_model
 from ._memory_model import MemoryModel, memory_model, parse_chain
 from .axes import AxesScene, axes_figure
-from .conv import ConvScene, conv_figure
+from .conv import ConvScene, conv_figure, conv_window
 from .groups import GroupsScene, groups_figure
 from .memory import MemoryScene, memory_figure, memory_layout
 
@@ -51,6 +51,7 @@ __all__ = [
     "axes_model",
     "conv2d_error",
     "conv_figure",
+    "conv_window",
     "conv_model",
     "groups_figure",
     "groups_model",

@@ -270,3 +270,13 @@ def conv_figure(
     scene.update(model)
     scene.figure._tensorlab_scene = scene  # tests read the artists back through this
     return scene.figure
+
+
+def conv_window(
+    x, w, i: int = 0, j: int = 0, *, padding: int = 0, mode: str = "zeros", **kwargs
+) -> Figure:
+    """``conv_figure`` with the output position first: the window that makes ``output[i, j]``.
+
+    ``mode`` is the padding mode; other keywords (``stride``, ``dilation``, ``operation``) pass on.
+    """
+    return conv_figure(x, w, padding=padding, padding_mode=mode, position=(i, j), **kwargs)

@@ -208,7 +208,17 @@ class Explorer:
         """Every control by name (tests drive them through this)."""
         return {}
 
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
+    def text(self) -> str:
+        """The explorer in one line of plain text: its class and what it shows (or its error)."""
+        if self.last_error is None and self.model is not None:
+            return f"{type(self).__name__}: {self.model.describe()}"
+        return f"{type(self).__name__}: {self.describe_settings()} ({self.last_error})"
 
-        display(self.widget)
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        """Display as the widget, with a stable text form (no PNG bytes) for saved notebooks."""
+        bundle = dict(self.widget._repr_mimebundle_(include=include, exclude=exclude) or {})
+        bundle["text/plain"] = self.text()
+        return bundle
+
+    def __repr__(self) -> str:
+        return f"<{self.text()}>"
