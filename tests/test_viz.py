@@ -151,6 +151,49 @@ def test_cell_grid_pixels_show_each_cells_colour():
             assert np.abs(px.astype(int) - np.round(rgba[r, c, :3] * 255)).max() <= 1
 
 
+def test_cell_grid_on_vector_backends_scales_the_small_image_the_right_way_up():
+    """Vector renderers get the (h, w) image and an affine map; matplotlib's convention (image.py):
+    array row r sits at y = r before the map. Each cell must land on its data position."""
+    from matplotlib.backend_bases import RendererBase
+
+    class Recorder(RendererBase):
+        def __init__(self):
+            super().__init__()
+            self.calls = []
+
+        def option_scale_image(self):
+            return True
+
+        def draw_image(self, gc, x, y, im, transform=None):
+            self.calls.append((im, transform))
+
+    for flip_y in (False, True):
+        fig = _draw.new_figure(3, 3)
+        ax = fig.add_axes((0.1, 0.1, 0.8, 0.8))
+        grid = _draw.CellGrid(ax)
+        rgba = np.zeros((2, 3, 4), np.uint8)
+        rgba[..., 0] = np.arange(6).reshape(2, 3) * 40  # cell (r, c) has red = 40 * (3r + c)
+        rgba[..., 3] = 255
+        grid.set_cells(rgba)
+        ax.set_xlim(-0.5, 2.5)
+        ax.set_ylim((1.5, -0.5) if flip_y else (-0.5, 1.5))
+        rec = Recorder()
+        grid.draw(rec)
+        ((im, t),) = rec.calls
+        for r in range(2):
+            for c in range(3):
+                target = ax.transData.transform((c, r))
+                # find the image pixel whose centre maps onto the cell's centre
+                hits = [
+                    (i, j)
+                    for i in range(im.shape[0])
+                    for j in range(im.shape[1])
+                    if np.allclose(t.transform((j + 0.5, i + 0.5)), target, atol=1e-6)
+                ]
+                assert len(hits) == 1
+                assert im[hits[0]][0] == 40 * (3 * r + c), (flip_y, r, c)
+
+
 def test_vector_backends_draw_real_text():
     fig = viz.groups_figure(4, 4, 2)
     out = io.StringIO()
