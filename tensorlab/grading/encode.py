@@ -261,9 +261,14 @@ def encode_raised(exc: BaseException) -> dict:
     message = ""
     if _type(args) is tuple and _tuple_len(args) and _type(_tuple_item(args, 0)) is str:
         message = _tuple_item(args, 0)
+    name = _type(exc).__name__
+    if name.startswith("_"):  # e.g. numpy's _ArrayMemoryError: name the public base class
+        name = next(
+            (c.__name__ for c in _type(exc).__mro__ if not c.__name__.startswith("_")), name
+        )
     return {
         "t": "raised",
-        "type": _type(exc).__name__,
+        "type": name,
         "message": message[:2000],
         "not_implemented": isinstance(exc, NotImplementedError),
     }

@@ -334,9 +334,11 @@ class _Runner:
         return True
 
     def recover(self, status: str, upto: int) -> None:
-        """After a timeout or a dead kernel: interrupt, or restart and replay."""
-        if status == "timeout" and self.kernel.interrupt():
-            return
+        """After a timeout or a dead kernel: a fresh kernel with the good cells replayed.
+
+        (Interrupting is not enough: nbclient keeps a reader for the timed-out cell that would
+        swallow the next cells' outputs, and the notebook may catch KeyboardInterrupt.)
+        """
         self.start(upto)
 
     def run_cells(self) -> None:
@@ -344,7 +346,12 @@ class _Runner:
             if i in self.poisoned:
                 continue
             r = self.run(cell.source)
-            if r.status == "error":
+            if r.status == "error" and r.ename == "MemoryError":
+                # whatever the cell allocated may still be held: continue in a fresh kernel
+                self.errors[i] = ("MemoryError", "the cell ran out of memory")
+                self.poisoned[i] = "memory"
+                self.start(i)
+            elif r.status == "error":
                 self.errors[i] = (_clip(r.ename, 100), _clip(r.evalue))
             elif r.status in ("timeout", "dead"):
                 self.poisoned[i] = "timeout" if r.status == "timeout" else "kernel_died"
@@ -358,7 +365,7 @@ def _unanswered(runner: _Runner, qid: str, decoded_missing: bool) -> tuple[str, 
     for i, cell in enumerate(runner.cells):
         if cell.qid != qid:
             continue
-        if i in runner.poisoned:
+        if i in runner.poisoned and runner.poisoned[i] != "memory":
             event = runner.poisoned[i]
             if event == "timeout":
                 return "timeout", "the answer cell did not finish within the time limit"

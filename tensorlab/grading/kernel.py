@@ -189,16 +189,3 @@ class Kernel:
         if errors:
             return RunResult("error", cell.outputs, errors[0].get("ename"), errors[0].get("evalue"))
         return RunResult("ok", cell.outputs)
-
-    def interrupt(self) -> bool:
-        """Interrupt the running cell; True when the kernel answers again within a few seconds."""
-        from jupyter_core.utils import run_sync
-
-        client = self._client
-        if client is None:
-            return False
-        try:
-            run_sync(client.km.interrupt_kernel)()
-        except Exception:  # noqa: BLE001
-            return False
-        return self.run("pass", timeout=5).status == "ok"
