@@ -168,6 +168,20 @@ def test_conv_typed_kernel_and_bad_input_become_messages():
     assert e.kernel_text.value == "-1 0 1; -2 0 2; -1 0 1"
 
 
+def test_conv_explorer_takes_the_lectures_4d_tensors():
+    needs_functional()
+    import tensorlab as tl
+
+    x = tl.zeros(1, 1, 8, 8, dtype=tl.float64)
+    x[0, 0, :, 4] = 1
+    w = tl.tensor([[[[1.0, 2.0, 3.0]] * 3]], dtype=tl.float64)
+    e = ConvExplorer(x, w)
+    assert e.kernel.value == "typed in" and e.kernel_text.value == "1 2 3; 1 2 3; 1 2 3"
+    np.testing.assert_array_equal(e.model.output[0], [0, 0, 9, 6, 3, 0])  # the lecture's rows
+    with pytest.raises(ValueError, match="must be 2-D"):
+        ConvExplorer(tl.zeros(2, 1, 8, 8))
+
+
 def test_conv_reflect_padding_too_wide_shows_torchs_error(torch):
     needs_functional()
     e = ConvExplorer(image=np.zeros((3, 3)), kernel=np.ones((1, 1)))

@@ -231,10 +231,14 @@ class ConvModel:
         )
 
 
-def _as_2d(a, what: str) -> np.ndarray:
-    arr = np.asarray(a._np() if hasattr(a, "_np") else a, dtype=float)
+def as_2d(a, what: str) -> np.ndarray:
+    """A 2-D float copy; leading size-1 axes (as in (1, 1, H, W) tensors) are dropped."""
+    arr = np.array(a._np() if hasattr(a, "_np") else a, dtype=float)
+    shape = arr.shape
+    while arr.ndim > 2 and arr.shape[0] == 1:
+        arr = arr[0]
     if arr.ndim != 2:
-        raise ValueError(f"{what} must be 2-D (H, W), got shape {tuple(arr.shape)}")
+        raise ValueError(f"{what} must be 2-D (H, W) or (1, 1, H, W), got shape {tuple(shape)}")
     return arr
 
 
@@ -265,8 +269,8 @@ def conv_model(
     import tensorlab as tl
     from tensorlab.nn import functional as F
 
-    img = _as_2d(image, "image")
-    ker = _as_2d(kernel, "kernel")
+    img = as_2d(image, "image")
+    ker = as_2d(kernel, "kernel")
     if operation not in OPERATIONS:
         raise ValueError(f"operation must be one of {OPERATIONS}, got {operation!r}")
     if padding_mode not in PADDING_MODES:

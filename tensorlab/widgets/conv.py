@@ -10,6 +10,7 @@ from ..viz._conv_model import (
     KERNEL_PRESETS,
     OPERATIONS,
     PADDING_MODES,
+    as_2d,
     conv_model,
     image_preset,
     kernel_preset,
@@ -57,15 +58,13 @@ class ConvExplorer(Explorer):
         self._custom_image = None
         options = list(IMAGE_PRESETS)
         if image is not None:
-            self._custom_image = np.asarray(
-                image._np() if hasattr(image, "_np") else image, dtype=float
-            )
+            self._custom_image = as_2d(image, "image")
             options = [CUSTOM_IMAGE, *options]
         self.image = widgets.Dropdown(options=options, value=options[0], description="image")
         k_options = [*KERNEL_PRESETS, TYPED]
         first_kernel = next(iter(KERNEL_PRESETS))
         self.kernel = widgets.Dropdown(options=k_options, value=first_kernel, description="kernel")
-        start = kernel_preset(first_kernel) if kernel is None else np.asarray(kernel, dtype=float)
+        start = kernel_preset(first_kernel) if kernel is None else as_2d(kernel, "kernel")
         self.kernel_text = widgets.Text(
             value=kernel_to_text(start),
             description="weights",
