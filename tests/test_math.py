@@ -283,7 +283,7 @@ TENSOR_ONLY = {
 
 
 @pytest.mark.parametrize("name", sorted(EXACT_BINARY))
-@settings(max_examples=60)
+@settings(max_examples=40)
 @given(pair=operand_pairs())
 def test_binary_exact(torch, name, pair):
     check(EXACT_BINARY[name], *pair)
@@ -306,7 +306,7 @@ def test_binary_tensors(torch, name, pair):
     check(TENSOR_ONLY[name], *pair)
 
 
-@settings(max_examples=150)
+@settings(max_examples=100)
 @given(pair=operand_pairs())
 def test_pow(torch, pair):
     check(
@@ -428,14 +428,14 @@ def unary_input(draw):
 
 
 @pytest.mark.parametrize("name", sorted(EXACT_UNARY))
-@settings(max_examples=50)
+@settings(max_examples=35)
 @given(a=unary_input())
 def test_unary_exact(torch, name, a):
     check(EXACT_UNARY[name], a)
 
 
 @pytest.mark.parametrize("name", sorted(APPROX_UNARY))
-@settings(max_examples=50)
+@settings(max_examples=35)
 @given(a=unary_input())
 def test_unary_approx(torch, name, a):
     check(APPROX_UNARY[name], a, exact=False, rtol=float_tol(a), atol=1e-30)
@@ -786,7 +786,7 @@ def _mm_tol(a):
     return {"float16": 2e-3, "float32": 1e-5}.get(a.dtype, 1e-12)
 
 
-@settings(max_examples=250)
+@settings(max_examples=150)
 @given(case=matmul_case())
 def test_matmul(torch, case):
     a, b = case

@@ -223,115 +223,40 @@ def _opmath_values(x) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 
 
-def is_non_overlapping_and_dense(shape: Sequence[int], stride: Sequence[int]) -> bool:
-    """True when some permutation of the dims is contiguous (PyTorch's definition)."""
-    if L.numel(shape) < 2:
-        return True
-    if len(shape) == 1:
-        return stride[0] == 1
-    pairs = sorted(zip(stride, shape))
-    expected = 1
-    for st, size in pairs:
-        if size == 1:
-            continue
-        if st != expected:
-            return False
-        expected *= size
-    return True
-
-
-def _channels_last(shape, stride) -> bool:
-    if len(shape) != 4:
-        return False
-    expected = 1
-    for d in (1, 3, 2, 0):
-        if shape[d] != 1:
-            if stride[d] != expected:
-                return False
-            expected *= shape[d]
-    return True
-
-
-def _channels_last_strides(shape) -> tuple[int, ...]:
-    s = [0] * 4
-    s[1] = 1
-    s[3] = builtins.max(shape[1], 1)
-    s[2] = s[3] * builtins.max(shape[3], 1)
-    s[0] = s[2] * builtins.max(shape[2], 1)
-    return tuple(s)
-
-
-def _broadcast_strides(t: Tensor, shape) -> list[int]:
-    """Strides of ``t`` seen in the broadcast ``shape`` (0 for new and stretched dims)."""
-    out = [0] * len(shape)
-    lead = len(shape) - t.ndim
-    for i, (size, st) in enumerate(zip(t._shape, t._stride)):
-        out[lead + i] = 0 if (size == 1 and shape[lead + i] != 1) else st
-    return out
-
-
 def output_strides(shape: Sequence[int], inputs: Sequence) -> tuple[int, ...]:
-    """Strides PyTorch gives the result of an elementwise op on ``inputs`` with this ``shape``.
-
-    Same-shape inputs that are all contiguous / channels-last / dense with equal strides keep that
-    layout; otherwise the dims are sorted by the inputs' strides (``TensorIterator`` reorder) and
-    the output is dense in that order.
+    """Strides PyTorch's ``TensorIterator`` gives the result of an elementwise op on ``inputs``
+    (Tensors or Python scalars, in argument order): see :func:`tensorlab._layout.iterator_strides`.
     """
-    shape = tuple(shape)
-    ndim = len(shape)
-    if ndim == 0:
-        return ()
-    tensors = [x for x in inputs if isinstance(x, Tensor)]
-    if tensors and builtins.all(_shape(x) == shape for x in inputs):
-        if builtins.all(t.is_contiguous() for t in tensors):
-            return L.contiguous_strides(shape)
-        if builtins.all(_channels_last(shape, t._stride) for t in tensors):
-            return _channels_last_strides(shape)
-        if builtins.all(is_non_overlapping_and_dense(shape, t._stride) for t in tensors):
-            if builtins.all(t._stride == tensors[0]._stride for t in tensors):
-                return tensors[0]._stride
-    if ndim == 1:
-        return L.contiguous_strides(shape)
-    strides = [_broadcast_strides(t, shape) for t in tensors if t.ndim > 0]
-
-    def should_swap(d0: int, d1: int) -> int:
-        for st in strides:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 < s1:
-                return -1
-            if s0 > s1:
-                return 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    perm = list(range(ndim - 1, -1, -1))
-    for i in range(1, ndim):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    if perm == list(range(ndim - 1, -1, -1)):
-        return L.contiguous_strides(shape)
-    out = [0] * ndim
-    nxt = 1
-    for d in perm:
-        out[d] = nxt
-        nxt *= shape[d]
-    return tuple(out)
+    operands = [(x._shape, x._stride) if isinstance(x, Tensor) else ((), ()) for x in inputs]
+    return L.iterator_strides(shape, operands)
 
 
 def like_strides(t: Tensor) -> tuple[int, ...]:
-    """Strides of ``empty_like(t)`` (memory format preserved): t's own when dense, else sorted."""
-    if is_non_overlapping_and_dense(t._shape, t._stride):
-        return t._stride
-    return output_strides(t._shape, [t])
+    """Strides of ``empty_like(t)`` (memory format preserved)."""
+    return L.preserve_strides(t._shape, t._stride)
+
+
+def _adopt(values, dtype: D.dtype, shape, stride) -> Tensor | None:
+    """Use the memory of ``values`` as the new tensor's storage, without copying, when it is a
+    private numpy result (it owns its data) already laid out with ``stride`` (size-1 dims aside)."""
+    if not (
+        isinstance(values, np.ndarray)
+        and values.flags.owndata
+        and values.dtype == dtype.np
+        and values.shape == shape
+        and values.size > 0
+    ):
+        return None
+    item = values.itemsize
+    for size, st, nst in zip(shape, stride, values.strides):
+        if size > 1 and st * item != nst:
+            return None
+    if L.storage_span(shape, stride, 0) != (0, values.size):
+        return None
+    from .._storage import UntypedStorage
+
+    flat = np.lib.stride_tricks.as_strided(values, (values.size,), (item,))
+    return Tensor(UntypedStorage(flat, owner=values), shape, stride, 0, dtype)
 
 
 def new_tensor(values: np.ndarray, dtype: D.dtype, shape, inputs: Sequence = (), stride=None):
@@ -340,12 +265,22 @@ def new_tensor(values: np.ndarray, dtype: D.dtype, shape, inputs: Sequence = (),
 
     shape = tuple(shape)
     stride = output_strides(shape, inputs) if stride is None else tuple(stride)
+    values = cast_array(np.asarray(values), dtype)
+    adopted = _adopt(values, dtype, shape, stride)
+    if adopted is not None:
+        return adopted
     n = L.numel(shape)
     size = 0 if n == 0 else 1 + builtins.sum((s - 1) * st for s, st in zip(shape, stride))
     out = Tensor(new_storage(size, dtype.np), shape, stride, 0, dtype)
     if n:
-        out._np()[...] = cast_array(np.asarray(values), dtype)
+        out._np()[...] = values
     return out
+
+
+def fresh_contiguous(values, dtype: D.dtype) -> Tensor:
+    """A new contiguous tensor of ``values`` (adopting numpy's buffer when it can)."""
+    values = cast_array(np.asarray(values), dtype)
+    return new_tensor(values, dtype, values.shape, stride=L.contiguous_strides(values.shape))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -353,18 +288,12 @@ def new_tensor(values: np.ndarray, dtype: D.dtype, shape, inputs: Sequence = (),
 # ---------------------------------------------------------------------------------------------
 
 
-def _has_internal_overlap(t: Tensor) -> bool:
-    if is_non_overlapping_and_dense(t._shape, t._stride):
-        return False
-    return builtins.any(st == 0 and s > 1 for s, st in zip(t._shape, t._stride))
-
-
 def _partial_overlap(a: Tensor, b: Tensor) -> bool:
     if a.numel() == 0 or b.numel() == 0:
         return False
     if not (
-        is_non_overlapping_and_dense(a._shape, a._stride)
-        and is_non_overlapping_and_dense(b._shape, b._stride)
+        L.is_non_overlapping_and_dense(a._shape, a._stride)
+        and L.is_non_overlapping_and_dense(b._shape, b._stride)
     ):
         return False  # "too hard": PyTorch does not complain
     if a._storage.data_ptr() != b._storage.data_ptr():
@@ -377,7 +306,7 @@ def _partial_overlap(a: Tensor, b: Tensor) -> bool:
 
 
 def check_no_internal_overlap(out: Tensor) -> None:
-    if _has_internal_overlap(out):
+    if L.has_internal_overlap(out._shape, out._stride):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation."
@@ -1646,7 +1575,7 @@ def _matmul_np(x: np.ndarray, y: np.ndarray, dt: D.dtype) -> np.ndarray:
 
 
 def _fresh(values: np.ndarray, dt: D.dtype) -> Tensor:
-    return Tensor._from_array(np.asarray(values).astype(dt.np), dt)
+    return fresh_contiguous(values, dt)
 
 
 @tensor_method("dot")
