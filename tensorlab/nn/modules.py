@@ -82,7 +82,7 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(
                 f"cannot assign '{typename(param)}' object to parameter '{name}' "
-                "(torch.nn.Parameter or None required)"
+                "(tensorlab.nn.Parameter or None required)"
             )
         self._parameters[name] = param
 
@@ -135,7 +135,7 @@ class Module:
             if value is not None:
                 raise TypeError(
                     f"cannot assign '{typename(value)}' as parameter '{name}' "
-                    "(torch.nn.Parameter or None expected)"
+                    "(tensorlab.nn.Parameter or None expected)"
                 )
             self.register_parameter(name, value)
             return
@@ -150,7 +150,7 @@ class Module:
             if value is not None:
                 raise TypeError(
                     f"cannot assign '{typename(value)}' as child module '{name}' "
-                    "(torch.nn.Module or None expected)"
+                    "(tensorlab.nn.Module or None expected)"
                 )
             modules[name] = value
             return
@@ -159,7 +159,7 @@ class Module:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(
                     f"cannot assign '{typename(value)}' as buffer '{name}' "
-                    "(torch.Tensor or None expected)"
+                    "(tensorlab.Tensor or None expected)"
                 )
             buffers[name] = value
             return
@@ -533,7 +533,7 @@ class _ConvNd(Module):
                     rev[2 * i + 1] = total - left
             self._reversed_padding_repeated_twice = rev
         else:
-            self._reversed_padding_repeated_twice = list(_reverse_repeat_tuple(self.padding, 2))
+            self._reversed_padding_repeated_twice = _reverse_repeat_tuple(self.padding, 2)
         from .._ops.creation import empty
 
         dtype = D.get_default_dtype() if dtype is None else D.to_dtype(dtype)
