@@ -12,7 +12,7 @@ hypothesis are imported only when they are needed.
 
 from __future__ import annotations
 
-from .check import CheckFailed, check, evaluate
+from .inline import CheckFailed, check, evaluate
 from .model import Expect, Misconception, Question
 from .registry import all_questions, for_notebook, get
 
