@@ -58,7 +58,11 @@ def encode_png(canvas) -> bytes:
 
 
 class FigureView:
-    """Puts one figure on screen and refreshes it: ipympl's canvas if active, else a PNG image."""
+    """Puts one figure on screen and refreshes it: ipympl's canvas if active, else a PNG image.
+
+    ``mode``: ``"auto"`` (ipympl when it is the active backend, else PNG), ``"ipympl"``,
+    ``"png"``, or ``"agg"`` (draw only, nothing encoded: for scripts and tests).
+    """
 
     def __init__(self, figure, mode: str = "auto"):
         self.figure = figure
@@ -83,6 +87,8 @@ class FigureView:
             if not isinstance(figure.canvas, FigureCanvasAgg):
                 FigureCanvasAgg(figure)
             self.widget = widgets.Image(format="png")
+            if mode == "agg":  # draw with Agg but never encode (headless use, tests)
+                self.mode = "agg"
         self.png_bytes = 0
 
     def render(self) -> None:
@@ -92,6 +98,8 @@ class FigureView:
             return
         canvas = self.figure.canvas
         canvas.draw()
+        if self.mode == "agg":
+            return
         data = encode_png(canvas)
         self.png_bytes = len(data)
         self.widget.value = data
