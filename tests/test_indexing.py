@@ -206,6 +206,9 @@ def test_setitem_errors(torch):
         lambda lib: lib.zeros(2, 3, 4).__setitem__(0, lib.ones(5)),
         lambda lib: lib.zeros(2, 3, 4).__setitem__(([0, 1],), lib.ones(5)),
         lambda lib: lib.zeros(2, 3, 4).__setitem__(0, "a"),
+        lambda lib: lib.zeros(3, dtype=lib.float64).__setitem__(slice(None), [1, 2, 3]),
+        lambda lib: lib.zeros(3).__setitem__(slice(None), (1, 2, 3)),
+        lambda lib: lib.zeros(3).__setitem__(slice(None), np.ones(3)),
     ]
     for case in cases:
         raises_same(lambda c=case: c(tl), lambda c=case: c(torch))

@@ -260,12 +260,9 @@ def _value_array(self: Tensor, value, target_shape, advanced: bool) -> np.ndarra
             if not (self.dtype.is_floating_point is False and isinstance(value, builtins.float))
             else np.trunc(np.asarray(value)).astype(self.dtype.np)
         )
-    elif isinstance(value, (list, tuple, np.ndarray)):
-        from .creation import tensor
-
-        arr = tensor(value)._np()
-    else:
-        raise TypeError(f"can't assign a {type(value).__name__} to a {self.type()}")
+    else:  # like PyTorch: lists, tuples and numpy arrays must be made tensors first
+        kind = "numpy.ndarray" if isinstance(value, np.ndarray) else type(value).__name__
+        raise TypeError(f"can't assign a {kind} to a {self.type()}")
     try:
         # PyTorch drops all leading size-1 dims of the value before broadcasting it
         while arr.ndim and arr.shape[0] == 1:
