@@ -7,6 +7,7 @@ a widget can redraw it many times a second. :func:`conv_figure` is the one-shot 
 from __future__ import annotations
 
 import numpy as np
+from matplotlib import colormaps
 from matplotlib import colors as mcolors
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
@@ -64,11 +65,10 @@ class ConvScene:
 
     def __init__(self, figure: Figure | None = None):
         fig = self.figure = figure if figure is not None else new_figure(11.0, 4.8)
-        self.grey = mcolors.ListedColormap(
-            __import__("matplotlib").colormaps["gray"](np.linspace(0.08, 1.0, 256))
-        )
-        self.div = __import__("matplotlib").colormaps["RdBu_r"]
-        self.seq = __import__("matplotlib").colormaps["viridis"]
+        # grey without pure black, so black labels stay readable on the darkest pixels
+        self.grey = mcolors.ListedColormap(colormaps["gray"](np.linspace(0.08, 1.0, 256)))
+        self.div = colormaps["RdBu_r"]
+        self.seq = colormaps["viridis"]
 
         self.ax_in = fig.add_axes((0.01, 0.24, 0.36, 0.62))
         self.ax_k = fig.add_axes((0.395, 0.46, 0.125, 0.34))
@@ -105,8 +105,7 @@ class ConvScene:
         self.lab_out = CellLabels(self.ax_out, size=6.5)
         self.title_out = ax_text(self.ax_out, 0.5, 1.03, va="bottom", ha="center", fontsize=9)
 
-        self.op_text = TextLine(fig, 0.4575, 0.40, fontsize=9, ha="center")
-        self.formula_h = TextLine(fig, 0.01, 0.17, fontsize=9.5, family="DejaVu Sans")
+        self.formula_h = TextLine(fig, 0.01, 0.17, fontsize=9.5)
         self.formula_w = TextLine(fig, 0.01, 0.11, fontsize=9.5)
         self.sum_text = TextLine(fig, 0.01, 0.05, fontsize=9)
         self.code_text = TextLine(fig, 0.44, 0.33, fontsize=8, family="monospace", ha="left")
@@ -229,7 +228,6 @@ class ConvScene:
         )
 
     def _update_text(self, m: ConvModel) -> None:
-        self.op_text.set("")
         self.formula_h.set(m.formula_h + "    (p = padding, d = dilation, s = stride)")
         self.formula_w.set(m.formula_w)
         terms = [
