@@ -16,10 +16,12 @@ from ._dtype import (
 )
 from ._dtype import dtype as dtype
 from ._dtype import (
+    finfo,
     float16,
     float32,
     float64,
     get_default_dtype,
+    iinfo,
     int8,
     int16,
     int32,
@@ -58,7 +60,7 @@ from ._ops.creation import (
 )
 from ._storage import UntypedStorage
 from ._tensor import MODULE_FUNCTIONS as _MODULE_FUNCTIONS
-from ._tensor import Size, Tensor, is_tensor
+from ._tensor import Size, Tensor, contiguous_format, is_tensor, memory_format, preserve_format
 
 __version__ = "0.1.0"
 

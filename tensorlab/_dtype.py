@@ -175,3 +175,50 @@ def result_type(*operands) -> dtype:
             else:
                 result = d
     return result if result is not None else _default_float
+
+
+class finfo:
+    """Machine limits of a floating dtype, like ``torch.finfo``."""
+
+    def __init__(self, type=None):
+        d = to_dtype(type) if type is not None else _default_float
+        if not d.is_floating_point:
+            raise TypeError(
+                "torch.finfo() requires a floating point input type. Use torch.iinfo to "
+                "handle 'torch.finfo'"
+            )
+        info = np.finfo(d.np)
+        self.dtype = d.name
+        self.bits = int(info.bits)
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.tiny = self.smallest_normal = float(info.tiny)
+        self.resolution = 10.0 ** -int(info.precision)
+
+    def __repr__(self) -> str:
+        return (
+            f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+            f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, "
+            f"dtype={self.dtype})"
+        )
+
+
+class iinfo:
+    """Limits of an integer dtype, like ``torch.iinfo``."""
+
+    def __init__(self, type):
+        d = to_dtype(type)
+        if d.is_floating_point:
+            raise TypeError(
+                "torch.iinfo() requires an integer input type. Use torch.finfo to "
+                "handle 'torch.iinfo'"
+            )
+        info = np.iinfo(np.uint8 if d is bool_ else d.np)
+        self.dtype = d.name
+        self.bits = 8 if d is bool_ else int(info.bits)
+        self.max = 1 if d is bool_ else int(info.max)
+        self.min = 0 if d is bool_ else int(info.min)
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"

@@ -47,6 +47,27 @@ def module_function(name: str | None = None):
     return deco
 
 
+class memory_format:
+    """``tensorlab.contiguous_format`` / ``preserve_format``: how a copy lays out its elements."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"tensorlab.{self.name}"
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+
+
+def _check_memory_format(fmt) -> None:
+    if fmt is not None and fmt not in (contiguous_format, preserve_format):
+        raise RuntimeError(
+            f"tensorlab supports only contiguous_format and preserve_format, got {fmt!r}"
+        )
+
+
 class Size(tuple):
     """A tensor's shape: a tuple that prints as ``tensorlab.Size([2, 3])``."""
 
@@ -417,7 +438,8 @@ class Tensor:
     def clone(self, *, memory_format=None) -> Tensor:
         """A copy in fresh storage that keeps the memory order (PyTorch's ``preserve_format``):
         ``x.t().clone()`` has ``x.t()``'s strides. ``contiguous()`` is the row-major copy."""
-        if memory_format is not None and memory_format != "preserve_format":
+        _check_memory_format(memory_format)
+        if memory_format is contiguous_format:
             return self._contiguous_copy()
         stride = L.preserve_strides(self._shape, self._stride)
         return Tensor._from_array_strided(self._np(), self._dtype, stride)
@@ -427,6 +449,7 @@ class Tensor:
 
     def contiguous(self, memory_format=None) -> Tensor:
         """``self`` if already contiguous, otherwise a contiguous (row-major) copy."""
+        _check_memory_format(memory_format)
         return self if self.is_contiguous() else self._contiguous_copy()
 
     def detach(self) -> Tensor:

@@ -42,7 +42,13 @@ class ViewExplanation:
 
 
 def _call(shape) -> str:
+    """Arguments of a call: ``view(2, 5)``, ``view(10)``."""
     return "(" + ", ".join(str(s) for s in shape) + ")"
+
+
+def _tup(shape) -> str:
+    """A tuple as Python prints it: ``(2, 5)``, ``(10,)``."""
+    return str(tuple(shape))
 
 
 def _boundaries(sizes) -> list[int]:
@@ -84,15 +90,15 @@ def explain_view(t: Tensor, *shape) -> ViewExplanation:
         "dims " + "+".join(str(d) for d in c) if len(c) > 1 else f"dim {c[0]}" for c in chunks
     )
     lines.append(
-        f"view{_call(new_shape)} of a tensor with shape {_call(old_shape)} and strides "
-        f"{_call(old_stride)}: " + ("works (no copy)." if new_stride is not None else "fails.")
+        f"view{_call(new_shape)} of a tensor with shape {_tup(old_shape)} and strides "
+        f"{_tup(old_stride)}: " + ("works (no copy)." if new_stride is not None else "fails.")
     )
     lines.append(
         f"Blocks of dims that sit one after another in memory: {fmt_chunk or '(none: 0-dim)'}."
     )
     if new_stride is not None:
         lines.append(
-            f"Every new dim falls inside one block, so the result gets strides {_call(new_stride)} "
+            f"Every new dim falls inside one block, so the result gets strides {_tup(new_stride)} "
             "on the same storage: writing to it changes the original."
         )
         return ViewExplanation(
@@ -148,7 +154,7 @@ def explain_view(t: Tensor, *shape) -> ViewExplanation:
         lines.append(reason.capitalize() + ".")
     lines.append(
         f"reshape{_call(new_shape)} will copy the {t.numel()} elements into new contiguous "
-        f"memory (strides {_call(L.contiguous_strides(new_shape))}); the copy does not share "
+        f"memory (strides {_tup(L.contiguous_strides(new_shape))}); the copy does not share "
         "storage with the original. Or call .contiguous() first, then .view()."
     )
     return ViewExplanation(

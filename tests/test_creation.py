@@ -327,3 +327,16 @@ def test_conversions_to_python(torch):
             lambda e=expr: eval(e, {"x": tl.zeros(3)}),
             lambda e=expr: eval(e, {"x": torch.zeros(3)}),
         )
+
+
+@pytest.mark.parametrize(
+    "name", ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8"]
+)
+def test_finfo_iinfo(torch, name):
+    info = "finfo" if "float" in name else "iinfo"
+    ours = getattr(tl, info)(getattr(tl, name))
+    theirs = getattr(torch, info)(getattr(torch, name))
+    assert repr(ours) == repr(theirs)
+    assert ours.max == theirs.max and ours.min == theirs.min and ours.bits == theirs.bits
+    if info == "finfo":
+        assert ours.eps == theirs.eps and ours.tiny == theirs.tiny

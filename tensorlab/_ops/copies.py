@@ -43,9 +43,12 @@ def repeat(input: Tensor, *sizes) -> Tensor:
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
         )
-    if any(s < 0 for s in sizes):
+    padded = (1,) * (len(sizes) - input.ndim) + tuple(input.shape)
+    target = tuple(a * b for a, b in zip(padded, sizes))
+    if any(s < 0 for s in target):
+        bad = next(s for s in target if s < 0)
         raise RuntimeError(
-            f"Trying to create tensor with negative dimension {min(sizes)}: {L._fmt(sizes)}"
+            f"Trying to create tensor with negative dimension {bad}: {L._fmt(target)}"
         )
     src = input._np().reshape((1,) * (len(sizes) - input.ndim) + input.shape)
     return Tensor._from_array(np.tile(src, sizes), input.dtype)
@@ -97,6 +100,12 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Ten
         reps = int(repeats)
         if reps < 0:
             raise RuntimeError("Repeats must be non-negative")
+        # PyTorch: unsqueeze, expand, contiguous copy, flatten -> a view of that copy
+        base = input.flatten() if dim is None else (input.reshape(1) if input.ndim == 0 else input)
+        shape = list(base.shape)
+        shape.insert(d + 1, reps)
+        copy = base.unsqueeze(d + 1).expand(*shape)._contiguous_copy()
+        return copy.flatten(d, d + 1)
     if np.any(np.asarray(reps) < 0):
         raise RuntimeError("repeats can not be negative")
     return Tensor._from_array(np.repeat(src, reps, axis=d), input.dtype)
