@@ -256,7 +256,7 @@ def test_conv1d_matches_torch(torch, case):
         _run_case(torch, case, "conv1d")
 
 
-@pytest.mark.parametrize("strategy", ["1x1", "depthwise", "flat", "im2col"])
+@pytest.mark.parametrize("strategy", K.STRATEGIES)
 @settings(max_examples=40)
 @given(case=conv_cases())
 def test_every_kernel_strategy_matches_torch(torch, strategy, case):
@@ -267,15 +267,13 @@ def test_every_kernel_strategy_matches_torch(torch, strategy, case):
     shape_w = list(case["shape_w"])
     if strategy == "1x1":
         shape_w[2:] = [1, 1]
-    if strategy == "depthwise":
+    if strategy in ("toeplitz", "shift"):
         shape_x = (shape_x[0], groups, *shape_x[2:])
         shape_w[1] = 1
     x = rng.standard_normal(shape_x)
     w = rng.standard_normal(shape_w)
     s = case["stride"] if isinstance(case["stride"], tuple) else (case["stride"],) * 2
     d = case["dilation"] if isinstance(case["dilation"], tuple) else (case["dilation"],) * 2
-    if strategy == "flat":
-        s = (1, 1)
     pad = (1, 2, 0, 1)
     kh, kw = shape_w[2:]
     if shape_x[2] + 3 < d[0] * (kh - 1) + 1 or shape_x[3] + 1 < d[1] * (kw - 1) + 1:
@@ -283,6 +281,27 @@ def test_every_kernel_strategy_matches_torch(torch, strategy, case):
     ours = K.conv2d(x, w, None, s, pad, d, groups, strategy=strategy)
     xt = torch.nn.functional.pad(torch.from_numpy(x), (pad[2], pad[3], pad[0], pad[1]))
     ref = torch.nn.functional.conv2d(xt, torch.from_numpy(w), None, s, 0, d, groups).numpy()
+    np.testing.assert_allclose(ours, ref, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("strategy", ["toeplitz", "shift"])
+@pytest.mark.parametrize(
+    "xs, ws, kw",
+    [
+        ((2, 2, 5, 150), (4, 1, 3, 3), dict(groups=2, padding=1)),
+        ((1, 3, 6, 97), (3, 1, 2, 4), dict(groups=3, stride=(1, 2), dilation=(2, 3))),
+        ((1, 1, 7, 70), (2, 1, 3, 1), dict(stride=2)),
+    ],
+)
+def test_depthwise_kernels_on_wide_images(torch, strategy, xs, ws, kw):
+    rng = np.random.default_rng(2)
+    x, w = rng.standard_normal(xs), rng.standard_normal(ws)
+    full = dict(stride=1, padding=0, dilation=1, groups=1) | kw
+    s = full["stride"] if isinstance(full["stride"], tuple) else (full["stride"],) * 2
+    d = full["dilation"] if isinstance(full["dilation"], tuple) else (full["dilation"],) * 2
+    p = full["padding"]
+    ours = K.conv2d(x, w, None, s, (p, p, p, p), d, full["groups"], strategy=strategy)
+    ref = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), **kw).numpy()
     np.testing.assert_allclose(ours, ref, rtol=1e-10, atol=1e-10)
 
 

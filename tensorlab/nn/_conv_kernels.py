@@ -3,17 +3,27 @@
 Nothing here knows about tensors, dtypes or PyTorch's error messages: the callers in
 ``functional.py`` validate the arguments the way PyTorch does and hand over plain arrays.
 
-Convolution strategies (all are vectorised; the choice is made per call by :func:`conv2d`):
+Convolution strategies (all vectorised; :func:`choose_strategy` picks one per call):
 
-* ``"1x1"``        a 1x1 kernel is one matrix product per group (after subsampling by the stride);
-* ``"depthwise"``  one input channel per group: ``kH*kW`` shifted multiply-adds, no matrix product;
-* ``"flat"``       stride 1: one matrix product per group of *all* kernel taps with the flattened,
-                   padded image, then ``kH*kW`` shifted adds of contiguous slices (no window copy);
-* ``"im2col"``     everything else: the windows of one group (a strided view) are copied into a
-                   matrix and multiplied by that group's weights.
+* ``"1x1"``        a 1x1 kernel is one matrix product per group (after subsampling by the stride).
+* ``"toeplitz"``   one input channel per group (depthwise): each output row block is a matrix
+                   product of the input rows it reads with a banded (Toeplitz) matrix holding the
+                   kernel, one product per channel.
+* ``"shift"``      depthwise too, as ``kH*kW`` shifted multiply-adds (no matrix product).
+* ``"flat-cols"``  stride 1: on the *flattened* padded image every kernel tap reads one contiguous
+                   slice, so the im2col matrix of a group is built from long contiguous copies and
+                   multiplied by the group's weights (outputs on a ``Ho x Wp`` grid, then cropped).
+* ``"flat-taps"``  stride 1, few output channels: multiply the flattened image by all taps' weights
+                   at once, then add the ``kH*kW`` shifted contiguous slices of the products.
+* ``"im2col"``     the textbook way: copy one group's windows (a strided view) into a matrix.
 
-Memory: at most one group's windows (or one group's tap products) exist at a time, and batches are
-processed in chunks so that the temporary stays below :data:`CHUNK_BYTES`.
+A stride ``s > 1`` (without dilation) is first turned into a stride-1 convolution: the input is
+split into its ``s*s`` phase images (``x[..., i::s, j::s]``) which become extra input channels,
+and the kernel into the matching sub-kernels. A 3x3 stride-2 convolution is thus a 2x2 stride-1
+convolution of 4x more channels, which the stride-1 kernels above handle with contiguous copies.
+
+Memory: at most one group's windows (or tap products) exist at a time, and a batch is processed in
+chunks so that this temporary stays below :data:`CHUNK_BYTES`.
 """
 
 from __future__ import annotations
@@ -119,19 +129,37 @@ def zero_pad2d(x: np.ndarray, pt: int, pb: int, pl: int, pr: int) -> np.ndarray:
 
 # ---------------------------------------------------------------------------- convolution
 
+STRATEGIES = ("1x1", "toeplitz", "shift", "flat-cols", "flat-taps", "im2col")
+
 
 def choose_strategy(
-    c_in_g: int, c_out_g: int, kernel: tuple[int, int], stride: tuple[int, int], groups: int
+    c_in_g: int,
+    c_out_g: int,
+    kernel: tuple[int, int],
+    stride: tuple[int, int],
+    dilation: tuple[int, int] = (1, 1),
+    out_width: int = 1,
 ) -> str:
-    """Which kernel :func:`conv2d` uses for these sizes (see the module docstring)."""
+    """Which kernel :func:`conv2d` uses for these sizes (see the module docstring).
+
+    ``c_in_g``/``c_out_g`` are channels per group. Strided convolutions without dilation are
+    judged after their phase split (more channels, a smaller kernel, stride 1).
+    """
     kh, kw = kernel
     if kh == 1 and kw == 1:
         return "1x1"
     if c_in_g == 1:
-        return "depthwise"
-    if stride == (1, 1) and c_out_g <= 2 * c_in_g:
-        return "flat"
-    return "im2col"
+        return "toeplitz" if stride == (1, 1) and out_width <= 64 else "shift"
+    if stride != (1, 1):
+        if dilation != (1, 1):
+            return "im2col"
+        sh, sw = stride
+        c_in_g, kernel = c_in_g * sh * sw, (-(-kh // sh), -(-kw // sw))
+        if kernel == (1, 1):
+            return "1x1"
+    if 2 * c_out_g <= c_in_g:
+        return "flat-taps"
+    return "flat-cols"
 
 
 def conv2d(
@@ -148,7 +176,7 @@ def conv2d(
 
     ``padding`` is ``(top, bottom, left, right)``, all >= 0. ``x`` and ``w`` must have the same
     dtype, which is also the compute and result dtype. Returns a fresh C-contiguous
-    (N, O, H_out, W_out) array. ``strategy`` forces one kernel (for tests and benchmarks).
+    (N, O, H_out, W_out) array. ``strategy`` forces one of :data:`STRATEGIES` (tests, benchmarks).
     """
     n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape
@@ -158,30 +186,46 @@ def conv2d(
     ho = conv_out_size(h, kh, sh, pt + pb, dh)
     wo = conv_out_size(wd, kw, sw, pl + pr, dw)
     og = o // groups
-    strategy = strategy or choose_strategy(cg, og, (kh, kw), (sh, sw), groups)
+    if strategy is None:
+        strategy = choose_strategy(cg, og, (kh, kw), (sh, sw), (dh, dw), wo)
     out = np.empty((n, o, ho, wo), dtype=x.dtype)
     if out.size == 0:
         return out
-    if strategy == "1x1":
+    if strategy == "1x1" and (kh, kw) == (1, 1):
         _conv_1x1(x, w, stride, padding, groups, out)
     else:
-        # crop padding that no window reaches (stride leftovers), then pad with zeros
+        # the zero-padded input, restricted to the rows/columns that some window reaches
         need_h = (ho - 1) * sh + (kh - 1) * dh + 1
         need_w = (wo - 1) * sw + (kw - 1) * dw + 1
         xp = _pad_crop(x, pt, pl, need_h, need_w)
-        if strategy == "depthwise" and cg == 1:
-            _conv_depthwise(xp, w, stride, dilation, groups, out)
-        elif strategy == "flat" and stride == (1, 1):
-            _conv_flat(xp, w, dilation, groups, out)
-        else:
+        if strategy in ("toeplitz", "shift") and cg == 1:
+            if strategy == "toeplitz":
+                _conv_toeplitz(xp, w, stride, dilation, out)
+            else:
+                _conv_shift(xp, w, stride, dilation, out)
+        elif strategy == "im2col":
             _conv_im2col(xp, w, stride, dilation, groups, out)
+        else:
+            if stride != (1, 1):
+                if dilation != (1, 1):
+                    _conv_im2col(xp, w, stride, dilation, groups, out)
+                    strategy = "done"
+                else:
+                    xp, w = phase_split(xp, w, stride)
+                    if w.shape[2:] == (1, 1):
+                        _conv_1x1(xp, w, (1, 1), (0, 0, 0, 0), groups, out)
+                        strategy = "done"
+            if strategy == "flat-taps":
+                _conv_flat_taps(xp, w, dilation, groups, out)
+            elif strategy != "done":
+                _conv_flat_cols(xp, w, dilation, groups, out)
     if b is not None:
         out += b.reshape(1, o, 1, 1)
     return out
 
 
 def _pad_crop(x: np.ndarray, pt: int, pl: int, need_h: int, need_w: int) -> np.ndarray:
-    """The zero-padded input restricted to the ``need_h x need_w`` rows/cols windows touch."""
+    """The zero-padded input restricted to ``need_h x need_w`` rows/cols (C-contiguous)."""
     n, c, h, w = x.shape
     if pt == 0 and pl == 0 and need_h <= h and need_w <= w:
         xs = x[:, :, :need_h, :need_w]
@@ -192,6 +236,29 @@ def _pad_crop(x: np.ndarray, pt: int, pl: int, need_h: int, need_w: int) -> np.n
     if rows > 0 and cols > 0:
         out[:, :, pt : pt + rows, pl : pl + cols] = x[:, :, :rows, :cols]
     return out
+
+
+def phase_split(xp: np.ndarray, w: np.ndarray, stride: tuple[int, int]):
+    """A stride-``s`` convolution (dilation 1) as a stride-1 one on the ``s*s`` phase images.
+
+    ``xq[:, c*sh*sw + p*sw + q] = xp[:, c, p::sh, q::sw]`` (zero-extended to a common size) and
+    ``wq[:, c*sh*sw + p*sw + q, a, b] = w[:, c, a*sh + p, b*sw + q]`` (zero where the kernel ends).
+    Channel ``c``'s phases stay together, so groups stay contiguous blocks of channels.
+    """
+    n, c, hp, wp = xp.shape
+    o, cg, kh, kw = w.shape
+    sh, sw = stride
+    ka, kb = -(-kh // sh), -(-kw // sw)
+    hq, wq = -(-hp // sh), -(-wp // sw)
+    xq = np.zeros((n, c, sh, sw, hq, wq), dtype=xp.dtype)
+    wq_ = np.zeros((o, cg, sh, sw, ka, kb), dtype=w.dtype)
+    for p in range(sh):
+        for q in range(sw):
+            ph = xp[:, :, p::sh, q::sw]
+            xq[:, :, p, q, : ph.shape[2], : ph.shape[3]] = ph
+            sub = w[:, :, p::sh, q::sw]
+            wq_[:, :, p, q, : sub.shape[2], : sub.shape[3]] = sub
+    return xq.reshape(n, c * sh * sw, hq, wq), wq_.reshape(o, cg * sh * sw, ka, kb)
 
 
 def _batch_chunk(n: int, bytes_per_item: int) -> int:
@@ -221,38 +288,69 @@ def _conv_1x1(x, w, stride, padding, groups, out):
         out.reshape(n, groups, og, p)[...] = res.reshape(groups, og, n, p).transpose(2, 0, 1, 3)
 
 
-def _conv_flat(xp, w, dilation, groups, out):
-    """Stride 1: products of all taps with the flattened padded image, then shifted adds.
+def _tap_offsets(kh, kw, dilation, wp):
+    """Offset of each tap ``(a, b)`` in the flattened padded image (row length ``wp``)."""
+    return [a * dilation[0] * wp + b * dilation[1] for a in range(kh) for b in range(kw)]
 
-    With the padded image flattened to length ``Hp*Wp``, the window of output ``(i, j)`` for tap
-    ``(a, b)`` starts at ``(i + a*dh)*Wp + j + b*dw``: for a fixed tap, all outputs read one
-    *contiguous* slice. ``Y[t] = W[:, :, t] @ X`` is computed for all taps with one matrix product,
-    and ``out = sum_t Y[t][offset_t : offset_t + L]`` on a grid ``Ho x Wp`` (the last ``Wp - Wo``
-    columns of each row are discarded).
+
+def _conv_flat_cols(xp, w, dilation, groups, out):
+    """Stride 1: im2col from contiguous slices of the flattened padded image, then a product.
+
+    Output ``(i, j)`` reads tap ``(a, b)`` at flat index ``(i + a*dh)*Wp + j + b*dw``: for one tap,
+    the outputs of a whole image (on a ``Ho x Wp`` grid whose last ``Wp - Wo`` columns are
+    discarded) read one contiguous slice of length ``(Ho - 1)*Wp + Wo``. Rows of the im2col matrix
+    are these slices, copied at memcpy speed.
     """
     n, c, hp, wp = xp.shape
     o, cg, kh, kw = w.shape
-    dh, dw = dilation
     og = o // groups
     ho, wo = out.shape[2:]
-    taps = [(a, b) for a in range(kh) for b in range(kw)]
-    offsets = [a * dh * wp + b * dw for a, b in taps]
+    length = (ho - 1) * wp + wo
+    k = cg * kh * kw
+    xf = xp.reshape(n, c, hp * wp)
+    offsets = _tap_offsets(kh, kw, dilation, wp)
+    chunk = _batch_chunk(n, k * ho * wp * xp.itemsize)
+    for g in range(groups):
+        wg = w[g * og : (g + 1) * og].reshape(og, k)
+        src = xf[:, g * cg : (g + 1) * cg]
+        for n0 in range(0, n, chunk):
+            n1 = min(n, n0 + chunk)
+            cols = np.empty((n1 - n0, cg, kh * kw, ho * wp), dtype=xp.dtype)
+            if ho * wp > length:  # the discarded tail: keep it finite
+                cols[..., length:] = 0
+            for t, off in enumerate(offsets):
+                cols[:, :, t, :length] = src[n0:n1, :, off : off + length]
+            res = np.matmul(wg, cols.reshape(n1 - n0, k, ho * wp))  # (chunk, og, Ho*Wp)
+            out[n0:n1, g * og : (g + 1) * og] = res.reshape(n1 - n0, og, ho, wp)[..., :wo]
+
+
+def _conv_flat_taps(xp, w, dilation, groups, out):
+    """Stride 1: products of all taps with the flattened padded image, then shifted adds.
+
+    ``Y[t] = W[:, :, t] @ X`` for all taps in one product; ``out = sum_t Y[t][off_t : off_t + L]``
+    (same flat-grid idea as :func:`_conv_flat_cols`). Cheaper when a group has few output channels
+    compared with its input channels.
+    """
+    n, c, hp, wp = xp.shape
+    o, cg, kh, kw = w.shape
+    og = o // groups
+    ho, wo = out.shape[2:]
+    taps = kh * kw
+    offsets = _tap_offsets(kh, kw, dilation, wp)
     length = (ho - 1) * wp + wo
     xf = xp.reshape(n, c, hp * wp)
-    grid = np.empty((min(n, 1), og, ho * wp), dtype=xp.dtype)  # resized per chunk below
-    chunk = _batch_chunk(n, len(taps) * og * hp * wp * xp.itemsize)
+    chunk = _batch_chunk(n, taps * og * hp * wp * xp.itemsize)
     for g in range(groups):
         # (T*og, cg): row t*og + k is weight[g*og + k, :, a, b]
-        wt = w[g * og : (g + 1) * og].transpose(2, 3, 0, 1).reshape(len(taps) * og, cg)
+        wt = w[g * og : (g + 1) * og].transpose(2, 3, 0, 1).reshape(taps * og, cg)
         xg = xf[:, g * cg : (g + 1) * cg]
         for n0 in range(0, n, chunk):
             n1 = min(n, n0 + chunk)
             y = np.matmul(wt, xg[n0:n1])  # (chunk, T*og, Hp*Wp)
-            if grid.shape[0] != n1 - n0:
-                grid = np.empty((n1 - n0, og, ho * wp), dtype=xp.dtype)
+            grid = np.empty((n1 - n0, og, ho * wp), dtype=xp.dtype)
             acc = grid[:, :, :length]
             np.copyto(acc, y[:, 0:og, offsets[0] : offsets[0] + length])
-            for t in range(1, len(taps)):
+            for t in range(1, taps):
                 off = offsets[t]
                 acc += y[:, t * og : (t + 1) * og, off : off + length]
             out[n0:n1, g * og : (g + 1) * og] = grid.reshape(n1 - n0, og, ho, wp)[..., :wo]
@@ -290,12 +388,52 @@ def _conv_im2col(xp, w, stride, dilation, groups, out):
             out[n0:n1, g * og : (g + 1) * og] = np.matmul(wg, cols).reshape(n1 - n0, og, ho, wo)
 
 
-def _conv_depthwise(xp, w, stride, dilation, groups, out):
-    """One input channel per group: ``out[:, c*m + k] = sum_taps w[c*m + k, 0, a, b] * shifted x[:, c]``.
+def _conv_toeplitz(xp, w, stride, dilation, out):
+    """Depthwise: per channel, (rows the kernel reads) @ (a banded matrix holding the kernel).
+
+    An output row block of ``B`` pixels reads ``kH`` input row segments of length
+    ``span = (B - 1)*sw + (kW - 1)*dw + 1``. Stacking those segments gives a row of a matrix ``R``
+    (one row per image, output row and block); the kernel becomes a (kH*span, B) banded matrix
+    ``T`` with ``T[a*span + u*sw + b*dw, u] = w[a, b]``, and ``R @ T`` is one matrix product per
+    channel (depth multiplier ``m = out/in channels``: ``m*B`` columns).
+    """
+    n, c, hp, wp = xp.shape
+    o, _, kh, kw = w.shape
+    sh, sw = stride
+    dh, dw = dilation
+    m = o // c
+    ho, wo = out.shape[2:]
+    blk = wo if wo <= 64 else 32
+    nb = -(-wo // blk)
+    span = (blk - 1) * sw + (kw - 1) * dw + 1
+    width = max(wp, (nb - 1) * blk * sw + span)
+    xc = np.zeros((c, n, hp, width), dtype=xp.dtype)  # channel-major copy of the input
+    xc[:, :, :, :wp] = xp.transpose(1, 0, 2, 3)
+    s0, s1, s2, s3 = xc.strides
+    rows = as_strided(
+        xc,
+        shape=(c, n, ho, nb, kh, span),
+        strides=(s0, s1, s2 * sh, s3 * blk * sw, s2 * dh, s3),
+        writeable=False,
+    ).reshape(c, n * ho * nb, kh * span)
+    band = np.zeros((c, m, kh, span, blk), dtype=xp.dtype)
+    u = np.arange(blk)
+    wr = w.reshape(c, m, kh, kw)
+    for a in range(kh):
+        for b in range(kw):
+            band[:, :, a, u * sw + b * dw, u] = wr[:, :, a, b][:, :, None]
+    band = band.transpose(0, 2, 3, 1, 4).reshape(c, kh * span, m * blk)
+    res = np.matmul(rows, band)  # (C, N*Ho*nb, m*B)
+    res = res.reshape(c, n, ho, nb, m, blk).transpose(1, 0, 4, 2, 3, 5)
+    out.reshape(n, c, m, ho, wo)[...] = res.reshape(n, c, m, ho, nb * blk)[..., :wo]
+
+
+def _conv_shift(xp, w, stride, dilation, out):
+    """Depthwise: ``out[:, c*m + k] = sum_taps w[c*m + k, 0, a, b] * shifted x[:, c]``.
 
     ``m = out_channels / in_channels`` (the depth multiplier). Each tap is one broadcast
     multiply-add over the whole output; for stride 1 the shifted inputs are contiguous slices of
-    the flattened padded image (as in :func:`_conv_flat`).
+    the flattened padded image.
     """
     n, c, hp, wp = xp.shape
     o, _, kh, kw = w.shape
@@ -310,9 +448,7 @@ def _conv_depthwise(xp, w, stride, dilation, groups, out):
         grid = np.empty((n, c, m, ho * wp), dtype=xp.dtype)
         acc = grid[..., :length]
         tmp = np.empty_like(acc)
-        for t in range(kh * kw):
-            a, b = divmod(t, kw)
-            off = a * dh * wp + b * dw
+        for t, off in enumerate(_tap_offsets(kh, kw, dilation, wp)):
             wt = np.ascontiguousarray(wm[:, :, t]).reshape(1, c, m, 1)
             if t == 0:
                 np.multiply(xf[..., off : off + length], wt, out=acc)

@@ -1,0 +1,139 @@
+"""Benchmark: tensorlab conv2d forward against torch 2.13 (2 threads) and a plain numpy im2col.
+
+Run: ``python tests/benchmarks/bench_conv.py [--rounds 15] [--case NAME]``.
+
+All three implementations run on the same float32 arrays, interleaved round by round (so that a
+busy machine slows them alike); each is timed by its best round. Printed ratios are
+tensorlab/torch and tensorlab/numpy-im2col (below 1: tensorlab is faster), with their geometric
+means. Target: geometric mean tensorlab/torch <= 2.0, no case above 4.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import tensorlab as tl  # noqa: E402
+import tensorlab.nn.functional as F  # noqa: E402
+from tensorlab.nn import _conv_kernels as K  # noqa: E402
+
+# name, input shape, weight shape, conv2d keyword arguments
+CASES = [
+    ("resnet 3x3", (8, 64, 56, 56), (64, 64, 3, 3), dict(padding=1)),
+    ("gray 256 3x3", (1, 1, 256, 256), (1, 1, 3, 3), {}),
+    ("cifar 5x5", (32, 3, 32, 32), (16, 3, 5, 5), dict(padding=2)),
+    ("depthwise 3x3", (16, 32, 28, 28), (32, 1, 3, 3), dict(groups=32, padding=1)),
+    ("grouped s2", (8, 64, 32, 32), (64, 16, 3, 3), dict(groups=4, stride=2, padding=1)),
+    ("dilated same", (4, 16, 64, 64), (16, 16, 3, 3), dict(dilation=2, padding="same")),
+    ("1x1", (8, 128, 14, 14), (256, 128, 1, 1), {}),
+]
+
+
+def numpy_im2col(x: np.ndarray, w: np.ndarray, stride=1, padding=0, dilation=1, groups=1):
+    """The plain numpy way: np.pad, sliding_window_view, one reshape + matmul per group."""
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    s, d = stride, dilation
+    if padding == "same":
+        tot = d * (kh - 1)
+        ph0, ph1 = tot // 2, tot - tot // 2
+        tot = d * (kw - 1)
+        pw0, pw1 = tot // 2, tot - tot // 2
+    else:
+        ph0 = ph1 = pw0 = pw1 = padding
+    xp = np.pad(x, ((0, 0), (0, 0), (ph0, ph1), (pw0, pw1)))
+    win = np.lib.stride_tricks.sliding_window_view(
+        xp, (d * (kh - 1) + 1, d * (kw - 1) + 1), axis=(2, 3)
+    )
+    win = win[:, :, ::s, ::s, ::d, ::d]  # (N, C, Ho, Wo, kh, kw)
+    ho, wo = win.shape[2:4]
+    og = o // groups
+    outs = []
+    for g in range(groups):
+        cols = (
+            win[:, g * cg : (g + 1) * cg]
+            .transpose(0, 2, 3, 1, 4, 5)
+            .reshape(n * ho * wo, cg * kh * kw)
+        )
+        res = cols @ w[g * og : (g + 1) * og].reshape(og, -1).T  # (N*Ho*Wo, og)
+        outs.append(res.reshape(n, ho, wo, og).transpose(0, 3, 1, 2))
+    return np.concatenate(outs, axis=1)
+
+
+def bench_case(torch, name, xs, ws, kw, rounds):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = (rng.standard_normal(ws) / math.sqrt(np.prod(ws[1:]))).astype(np.float32)
+    xt, wt = tl.from_numpy(x), tl.from_numpy(w)
+    tx, tw = torch.from_numpy(x), torch.from_numpy(w)
+    np_kw = dict(
+        stride=kw.get("stride", 1),
+        padding=kw.get("padding", 0),
+        dilation=kw.get("dilation", 1),
+        groups=kw.get("groups", 1),
+    )
+    fns = {
+        "tensorlab": lambda: F.conv2d(xt, wt, **kw),
+        "torch": lambda: torch.nn.functional.conv2d(tx, tw, **kw),
+        "numpy": lambda: numpy_im2col(x, w, **np_kw),
+    }
+    ref = fns["torch"]().numpy()
+    np.testing.assert_allclose(fns["tensorlab"]()._np(), ref, rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(fns["numpy"](), ref, rtol=1e-3, atol=1e-3)
+    times = {k: [] for k in fns}
+    for _ in range(rounds):
+        for k, f in fns.items():
+            t0 = time.perf_counter()
+            f()
+            times[k].append(time.perf_counter() - t0)
+    best = {k: min(v) for k, v in times.items()}
+    med = {k: statistics.median(v) for k, v in times.items()}
+    s, d, g = kw.get("stride", 1), kw.get("dilation", 1), kw.get("groups", 1)
+    strategy = K.choose_strategy(ws[1], ws[0] // g, ws[2:], (s, s), (d, d), ref.shape[3])
+    return best, med, strategy
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--case", action="append", help="only cases whose name contains this")
+    args = ap.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(2)
+    print(
+        f"torch {torch.__version__} ({torch.get_num_threads()} threads), numpy {np.__version__}, best of {args.rounds} rounds"
+    )
+    head = f"{'case':<15} {'strategy':<10} {'torch ms':>9} {'tl ms':>9} {'numpy ms':>9} {'tl/torch':>9} {'tl/numpy':>9} {'(median tl/torch)':>18}"
+    print(head)
+    print("-" * len(head))
+    r_torch, r_numpy = [], []
+    for name, xs, ws, kw in CASES:
+        if args.case and not any(c in name for c in args.case):
+            continue
+        best, med, strategy = bench_case(torch, name, xs, ws, kw, args.rounds)
+        a, b = best["tensorlab"] / best["torch"], best["tensorlab"] / best["numpy"]
+        r_torch.append(a)
+        r_numpy.append(b)
+        print(
+            f"{name:<15} {strategy:<10} {best['torch'] * 1e3:9.3f} {best['tensorlab'] * 1e3:9.3f} "
+            f"{best['numpy'] * 1e3:9.3f} {a:9.2f} {b:9.2f} {med['tensorlab'] / med['torch']:18.2f}"
+        )
+    gm = lambda v: math.exp(sum(map(math.log, v)) / len(v))  # noqa: E731
+    print("-" * len(head))
+    print(
+        f"geometric mean tensorlab/torch = {gm(r_torch):.2f} (worst {max(r_torch):.2f}); tensorlab/numpy-im2col = {gm(r_numpy):.2f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
