@@ -214,6 +214,10 @@ def check(fn, *objs, exact=True, rtol=1e-6, atol=1e-6, layout=True):
     )
     if isinstance(theirs, torch.Tensor):
         assert_same(ours, theirs, layout=layout, exact=exact, rtol=rtol, atol=atol)
+    elif isinstance(theirs, tuple):
+        assert isinstance(ours, tuple) and len(ours) == len(theirs)
+        for o, t in zip(ours, theirs):
+            assert_same(o, t, layout=layout, exact=exact, rtol=rtol, atol=atol)
     elif theirs is not None:
         assert ours == theirs
     return ours, theirs
@@ -743,7 +747,37 @@ BAD_CALLS = [
     lambda lib: 2 / lib.tensor([1, 2]),
     lambda lib: True / lib.tensor([1.0]),
     lambda lib: lib.tensor([5]) / True,
+    lambda lib: lib.ones(2).add_([1]),
+    lambda lib: lib.ones(2).sub_([1]),
+    lambda lib: lib.ones(2).mul_("a"),
+    lambda lib: lib.ones(2).div_(None),
+    lambda lib: lib.ones(2).copy_([1]),
+    lambda lib: lib.ones(2).add([1]),
+    lambda lib: lib.ones(2).maximum(2),
+    lambda lib: lib.ones(2).matmul(2),
+    lambda lib: lib.ones(2).copy_(3),
+    lambda lib: lib.ones(2, dtype=lib.uint8).fill_(300),
+    lambda lib: lib.ones(2, dtype=lib.int8) ** 300,
+    lambda lib: lib.ones(2, dtype=lib.float16) ** 1e30,
+    lambda lib: lib.tensor([True]) ** True,
+    lambda lib: lib.tensor([2, 3]) ** 0,
+    lambda lib: lib.tensor([float("nan")]) ** 0,
+    lambda lib: lib.zeros(2, 0, 3) @ lib.zeros(2, 3, 4, dtype=lib.int64),
+    lambda lib: lib.mm(lib.zeros(2, 0, dtype=lib.bool), lib.zeros(0, 3, dtype=lib.bool)),
+    lambda lib: lib.bmm(lib.zeros(1, 2, 0), lib.zeros(1, 0, 3, dtype=lib.int64)),
+    lambda lib: lib.tensor([[True, False], [True, True]]).nonzero(),
+    lambda lib: lib.tensor(True).nonzero(),
+    lambda lib: lib.where(lib.tensor(False)),
+    lambda lib: lib.tensor([1, 2]).clamp(min=lib.tensor(1.5), max=2),
+    lambda lib: lib.tensor([1.0, 2.0], dtype=lib.float16).clamp(lib.tensor(1e5), 3),
 ]
+
+
+def test_clamp_mixed_tensor_and_number(torch):
+    """A tensor with dims and a number do not fit either of PyTorch's clamp overloads."""
+    for lib in (tl, torch):
+        with pytest.raises(TypeError, match="clamp\\(\\) received an invalid combination"):
+            lib.tensor([1.0, 2.0]).clamp(min=lib.tensor([1.5]), max=2)
 
 
 @pytest.mark.parametrize("i", range(len(BAD_CALLS)))

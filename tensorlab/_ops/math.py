@@ -1195,7 +1195,19 @@ def _clamp_args(input, min, max):
                 ),
             )
         bounds.append(_operand(b, "clamp", name, 2))
+    if len(bounds) == 2 and isinstance(bounds[0], Tensor) != isinstance(bounds[1], Tensor):
+        # PyTorch's overloads are (Tensor, Tensor) and (Number, Number); a 0-dim tensor passes
+        # as a Number, a tensor with dims does not
+        if builtins.any(isinstance(b, Tensor) and b.ndim for b in bounds):
+            raise _invalid_combination("clamp", (input, *bounds), _CLAMP_SIGS)
+        bounds = [b.item() if isinstance(b, Tensor) else b for b in bounds]
     return bounds
+
+
+_CLAMP_SIGS = (
+    "Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None",
+    "Tensor input, Number min = None, Number max = None, *, Tensor out = None",
+)
 
 
 def _clamp_kernel(has_min: bool, has_max: bool):
@@ -1414,12 +1426,6 @@ def equal(input, other) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-def _self_tensor(self, fname: str) -> Tensor:
-    if not isinstance(self, Tensor):
-        raise _type_error(fname, "self", 1, self)
-    return self
-
-
 @tensor_method("add_", function=False)
 def add_(self: Tensor, other, *, alpha: Scalar = 1) -> Tensor:
     other = _operand(other, "add_", "other", 1)
@@ -1519,7 +1525,7 @@ def fill_(self: Tensor, value) -> Tensor:
             )
         value = value.item()
     elif not _is_scalar(value):
-        raise _invalid_combination("fill_", (value,), ("Tensor value)", "Number value)"))
+        raise _invalid_combination("fill_", (value,), ("Tensor value", "Number value"))
     check_inplace(self)
     arr = checked_scalar(value, self.dtype)
     if self.numel():
@@ -1785,7 +1791,6 @@ for _name in (
     "add sub subtract rsub mul multiply div divide true_divide floor_divide remainder fmod pow "
     "maximum minimum eq ne lt le gt ge not_equal less less_equal greater greater_equal "
     "logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor isclose allclose "
-    "equal lerp dot mv mm bmm outer ger matmul add_ sub_ subtract_ mul_ multiply_ div_ divide_ "
-    "true_divide_ floor_divide_ remainder_ lerp_"
+    "equal lerp dot mv mm bmm outer ger matmul"
 ).split():
     setattr(Tensor, _name, _as_method(getattr(Tensor, _name)))
