@@ -4,7 +4,8 @@ amax/amin, all/any, std/var (+ ``_mean``), cumsum, norm.
 Dims are ``None`` (all), an int, or a tuple/list of ints; ``keepdim`` keeps reduced dims as size 1.
 Integer and bool sums give int64; ``mean``/``std``/``var``/``norm`` need floating point. Results are
 fresh contiguous tensors. Float sums may differ from PyTorch's in the last bits: PyTorch adds in a
-different order (its cascade summation), numpy adds pairwise.
+different order (its cascade summation), numpy adds pairwise. ``var``/``std`` reproduce PyTorch's
+accumulation order (Welford in double; the single-output two-pass kernel) and agree exactly.
 """
 
 from __future__ import annotations
@@ -448,10 +449,56 @@ def _var_args(fname, input, dim, unbiased, keepdim, correction):
     return dims, builtins.bool(keepdim), correction
 
 
-def _var_np(fname: str, input: Tensor, dims, keepdim: bool, correction) -> np.ndarray:
-    acc = np.float64 if input.dtype is D.float64 else np.float32
-    arr = input._np().astype(acc)
+_WELFORD_LIMIT = 32768  # PyTorch's GRAIN_SIZE: bigger reductions may be split across threads
+
+
+def _welford(input: Tensor, dims: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, int]:
+    """(mean, sum of squared deviations, count) over ``dims`` with keepdim, in float64.
+
+    PyTorch's CPU kernel runs Welford's update sequentially over each output's elements, in
+    memory order (the reduced dim with the largest stride outermost). Reproducing that order
+    gives bit-identical results; very large reductions fall back to the two-pass formula.
+    """
+    arr = input._np().astype(np.float64)
+    kept_shape = _shape_after(input, dims, True)
     count = L.numel([input._shape[d] for d in dims])
+    if input.ndim == 0:
+        return arr.copy(), np.zeros(()), count
+    if count == 0:
+        return np.full(kept_shape, np.nan), np.zeros(kept_shape), 0
+    if count > _WELFORD_LIMIT:
+        m = np.mean(arr, axis=dims, keepdims=True)
+        return m, np.sum((arr - m) ** 2, axis=dims, keepdims=True), count
+    order = sorted(dims, key=lambda d: -input._stride[d])  # stable: ties keep dim order
+    rest = [d for d in range(input.ndim) if d not in dims]
+    seq = np.transpose(arr, order + rest).reshape((count, *[input._shape[d] for d in rest]))
+    mean = np.zeros(seq.shape[1:])
+    m2 = np.zeros(seq.shape[1:])
+    for i, x in enumerate(seq, start=1):
+        delta = x - mean
+        mean = mean + delta / i
+        m2 = m2 + delta * (x - mean)
+    return mean.reshape(kept_shape), m2.reshape(kept_shape), count
+
+
+def _single_output_m2(input: Tensor) -> np.ndarray:
+    """PyTorch's ``std_var_all_cpu`` (float32/float64, one output): the mean in the input's dtype,
+    then the squared deviations added one by one in double, in memory order."""
+    m = np.float64(mean(input)._np())
+    order = sorted(range(input.ndim), key=lambda d: -input._stride[d])
+    dx = np.transpose(input._np(), order).reshape(-1).astype(np.float64) - m
+    return np.cumsum(dx * dx)[-1:].reshape(()) if dx.size else np.zeros(())
+
+
+def _var_np(fname: str, input: Tensor, dims, keepdim: bool, correction) -> np.ndarray:
+    """Variance in float64 (PyTorch accumulates in double for every float dtype); the caller
+    rounds it to the input's dtype."""
+    n_out = L.numel(_shape_after(input, dims, False))
+    if n_out == 1 and input.numel() and input.dtype in (D.float32, D.float64):
+        count = input.numel()
+        m2 = _single_output_m2(input).reshape(_shape_after(input, dims, True))
+    else:
+        _, m2, count = _welford(input, dims)
     if count - correction <= 0:
         warnings.warn(
             f"{fname}(): degrees of freedom is <= 0. Correction should be strictly less than the "
@@ -460,16 +507,8 @@ def _var_np(fname: str, input: Tensor, dims, keepdim: bool, correction) -> np.nd
             stacklevel=3,
         )
     with np.errstate(all="ignore"):
-        m = (
-            _np_reduce(np.mean, input, arr, dims, True)
-            if count
-            else np.full(_shape_after(input, dims, True), np.nan, acc)
-        )
-        if input.ndim == 0:
-            m = m.reshape(())
-        sq = _np_reduce(np.sum, input, np.abs(arr - m) ** 2, dims, keepdim, dtype=acc)
-        denom = builtins.max(count - correction, 0)
-        return sq / np.asarray(denom, dtype=acc)
+        values = m2 / np.float64(builtins.max(count - correction, 0))
+    return values if keepdim else values.reshape(_shape_after(input, dims, False))
 
 
 @tensor_method("var")
