@@ -65,6 +65,7 @@ class Kernel:
         self._private = Path(tempfile.mkdtemp(prefix="tensorlab-kernel-"))
         self._client = None
         self._connected = False
+        self._launches = 0
         self.restarts = -1
 
     # ------------------------------------------------------------------ lifecycle
@@ -87,6 +88,14 @@ class Kernel:
         self.launch()
         self.connect()
 
+    def connect(self) -> None:
+        """Wait until the launched kernel answers; one fresh launch is tried if it never does."""
+        try:
+            self._connect()
+        except Exception:  # noqa: BLE001 - e.g. "Kernel died before replying to kernel_info"
+            self.launch()
+            self._connect()
+
     def launch(self) -> None:
         """Spawn a new kernel process without waiting for it (it initialises in the background)."""
         import nbformat
@@ -99,8 +108,10 @@ class Kernel:
         km = AsyncKernelManager(
             kernel_name=KERNEL_NAME,
             kernel_spec_manager=self._kernelspec_manager(),
-            connection_file=str(self._private / f"kernel-{self.restarts + 1}.json"),
+            connection_file=str(self._private / f"kernel-{self._launches}.json"),
+            transport="ipc",  # private unix sockets: no TCP port races between parallel kernels
         )
+        self._launches += 1
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
         client = NotebookClient(
             nb,
@@ -121,8 +132,7 @@ class Kernel:
         self._client = client
         self._connected = False
 
-    def connect(self) -> None:
-        """Wait until the launched kernel answers."""
+    def _connect(self) -> None:
         if self._client is None:
             self.launch()
         if self._connected:
@@ -140,16 +150,16 @@ class Kernel:
         client, self._client = self._client, None
         if client is None:
             return
-        km = client.km
+        proc = getattr(getattr(client.km, "provisioner", None), "process", None)
         try:
             client.shutdown_kernel = "immediate"
             client._cleanup_kernel()
         except Exception:  # noqa: BLE001 - a dead or stuck kernel must still be cleaned up
             pass
         try:
-            proc = getattr(getattr(km, "provisioner", None), "process", None)
             if proc is not None and proc.poll() is None:
                 proc.kill()
+                proc.wait(timeout=5)
         except Exception:  # noqa: BLE001
             pass
 

@@ -1,0 +1,97 @@
+"""Benchmark: grade 30 submissions (6 students x 5 notebooks) with 2 workers.
+
+Run: python tests/benchmarks/bench_grading.py [--jobs 2] [--students 6]
+
+Each student answers a different mix of questions (the solutions' answers, the exercise's blank
+answer cells), so the grades differ. Prints the wall time (target: < 60 s for 30 submissions
+with 2 workers), the mean time per submission, and the parallel speed-up measured in the same
+run (sum of per-notebook grading times / wall time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tensorlab.grading.grade import grade  # noqa: E402
+
+SOLUTIONS, EXERCISES = ROOT / "solutions", ROOT / "exercises"
+
+
+def _answer_sources(path: Path) -> dict[str, str]:
+    nb = json.loads(path.read_text())
+    out = {}
+    for cell in nb["cells"]:
+        tl = cell.get("metadata", {}).get("tensorlab", {})
+        if tl.get("role") == "answer":
+            src = cell["source"]
+            out[tl["question"]] = src if isinstance(src, str) else "".join(src)
+    return out
+
+
+def make_class(root: Path, students: int) -> int:
+    """Write ``students`` x notebooks submissions under ``root``; returns their number."""
+    n = 0
+    for path in sorted(EXERCISES.glob("*.ipynb")):
+        solved = _answer_sources(SOLUTIONS / path.name)
+        for s in range(students):
+            nb = json.loads(path.read_text())
+            k = 0
+            for cell in nb["cells"]:
+                tl = cell.get("metadata", {}).get("tensorlab", {})
+                if tl.get("role") == "answer":
+                    if (s + k) % 3 != 0:  # student s answers two questions out of three
+                        cell["source"] = solved[tl["question"]]
+                    k += 1
+            target = root / f"student{s:02d}" / path.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(json.dumps(nb, indent=1))
+            n += 1
+    return n
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--students", type=int, default=6)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        n = make_class(root / "submissions", args.students)
+        start = time.perf_counter()
+        summary = grade(
+            [str(root / "submissions")],
+            root / "out",
+            EXERCISES,
+            jobs=args.jobs,
+            seed=0,
+            memory=4 * 2**30,
+            progress=False,
+        )
+        wall = time.perf_counter() - start
+    durations = [r["duration_s"] for r in summary["records"] if "duration_s" in r]
+    scores = [r["score"] for r in summary["records"]]
+    print(f"submissions graded      : {n} ({args.students} students, {args.jobs} workers)")
+    print(f"wall time               : {wall:.1f} s  (target < 60 s for 30 with 2 workers)")
+    print(f"per submission (wall/n) : {wall / n:.2f} s")
+    print(
+        f"per notebook, in worker : mean {statistics.mean(durations):.2f} s, "
+        f"max {max(durations):.2f} s"
+    )
+    print(f"parallel speed-up       : {sum(durations) / wall:.2f}x (sum of notebook times / wall)")
+    print(f"scores                  : min {min(scores):g}, max {max(scores):g}")
+    print(f"grader errors           : {len(summary['grader_errors'])}")
+    for rec in summary["grader_errors"]:
+        print(f"  {rec['path']}: {rec['reason']}\n{rec.get('traceback', '')}")
+
+
+if __name__ == "__main__":
+    main()
