@@ -401,6 +401,16 @@ def test_cli_grade_broken_batch_exits_zero(tmp_path):
     assert (tmp_path / "out" / "gradebook.csv").is_file()
 
 
+def test_cli_check_prints_the_verdicts(graded):
+    """``tensorlab check`` grades one notebook in a kernel and prints each question."""
+    path = next(Path(p) for p in graded[2] if p.parent.name == "misconceived")
+    r = _cli("check", str(path), "--release", str(EXERCISES), "--cell-timeout", "20")
+    assert r.returncode == 0, r.stderr
+    assert "5/6" in r.stdout
+    assert "✗ strides.transpose" in r.stdout and "✓ strides.slice" in r.stdout
+    assert "likely misconception: those are the strides a NEW contiguous tensor" in r.stdout
+
+
 def test_cli_grade_fails_without_release(tmp_path):
     r = _cli(
         "grade",

@@ -3,8 +3,6 @@ counterexamples, tidy display in a real kernel, and a failed cell that nbval wou
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -127,34 +125,17 @@ def test_render_traceback_is_one_tidy_line():
 
 def test_in_a_real_kernel_check_shows_html_and_fails_the_cell(tmp_path):
     """The display is tidy HTML, the error output is one line, and the cell counts as failed."""
-    nbformat = pytest.importorskip("nbformat")
-    from nbclient import NotebookClient
+    pytest.importorskip("nbclient")
+    from tensorlab.grading.kernel import Kernel
 
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_code_cell(
-            "import tensorlab\ntensorlab.check('conv.valid_shape', (23, 25))"
-        ),
-        nbformat.v4.new_code_cell("tensorlab.check('conv.valid_shape', (24, 26))"),
-    ]
-    env_path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
-    old = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = env_path
-    try:
-        client = NotebookClient(nb, timeout=120, allow_errors=True, kernel_name="python3")
-        client.km = client.create_kernel_manager()
-        client.km.kernel_spec.argv[0] = sys.executable
-        client.execute(cwd=str(tmp_path))
-    finally:
-        if old is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = old
-    failed, passed = nb.cells
-    errors = [o for o in failed.outputs if o.output_type == "error"]
-    displays = [o for o in failed.outputs if o.output_type == "display_data"]
-    assert len(errors) == 1 and errors[0].ename == "CheckFailed"
-    assert len(errors[0].traceback) == 1  # no Python traceback
-    assert "Likely misconception" in displays[0].data["text/html"]
-    assert not any(o.output_type == "error" for o in passed.outputs)
+    with Kernel(tmp_path, memory=0, grading=False) as kernel:
+        failed = kernel.run("import tensorlab\ntensorlab.check('conv.valid_shape', (23, 25))", 60)
+        passed = kernel.run("tensorlab.check('conv.valid_shape', (24, 26))", 60)
+    assert failed.status == "error" and failed.ename == "CheckFailed"
+    (error,) = [o for o in failed.outputs if o.output_type == "error"]
+    assert len(error.traceback) == 1  # no Python traceback: the cell is failed, tidily
+    (display,) = [o for o in failed.outputs if o.output_type == "display_data"]
+    assert "Likely misconception" in display.data["text/html"]
+    assert "✗ conv.valid_shape: not yet" in display.data["text/plain"]
+    assert passed.status == "ok"
     assert "passed" in passed.outputs[0].data["text/plain"]

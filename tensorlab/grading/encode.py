@@ -56,7 +56,7 @@ _ALLOWED_NP_DTYPES = frozenset(
     + ["float16", "float32", "float64", "complex64", "complex128"]
 )
 
-MAX_ELEMENTS = 4_000_000  # per array
+MAX_ELEMENTS = 1_000_000  # per array
 MAX_ITEMS = 10_000  # per list / tuple / dict
 MAX_DEPTH = 12
 MAX_STR = 20_000

@@ -22,6 +22,8 @@ from pathlib import Path
 import tensorlab
 
 KERNEL_NAME = "tensorlab-grader"
+MAX_OUTPUT_CHARS = 2_000_000  # per cell: a notebook printing in a loop must not fill our memory
+MAX_OUTPUTS = 500
 
 
 @dataclass
@@ -34,14 +36,16 @@ class RunResult:
     evalue: str | None = None
 
 
-def _kernel_env(workdir: Path, ipython_dir: Path) -> dict:
+def _kernel_env(workdir: Path, ipython_dir: Path, grading: bool) -> dict:
     env = dict(os.environ)
     pkg_root = str(Path(tensorlab.__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(
         [pkg_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     )
+    env.pop("TENSORLAB_GRADING", None)
+    if grading:
+        env["TENSORLAB_GRADING"] = "1"
     env.update(
-        TENSORLAB_GRADING="1",
         IPYTHONDIR=str(ipython_dir),
         MPLBACKEND="Agg",
         OPENBLAS_NUM_THREADS="1",
@@ -55,12 +59,44 @@ def _kernel_env(workdir: Path, ipython_dir: Path) -> dict:
     return env
 
 
-class Kernel:
-    """One kernel in ``workdir`` with at most ``memory`` bytes of address space (0: no cap)."""
+def _client_class():
+    """nbclient's NotebookClient, keeping at most MAX_OUTPUTS / MAX_OUTPUT_CHARS per cell."""
+    from nbclient import NotebookClient
 
-    def __init__(self, workdir: str | os.PathLike, memory: int, startup_timeout: float = 60):
+    from ._harness import MIME
+
+    class CappedClient(NotebookClient):
+        def output(self, outs, msg, display_id, cell_index):
+            content = msg.get("content", {})
+            data = content.get("data") or {}
+            if MIME not in data:  # the grader's own answer is always kept
+                size = len(str(content.get("text", ""))) + sum(len(str(v)) for v in data.values())
+                self._used = getattr(self, "_used", 0) + size
+                if self._used > MAX_OUTPUT_CHARS or len(outs) >= MAX_OUTPUTS:
+                    return None
+            return super().output(outs, msg, display_id, cell_index)
+
+    return CappedClient
+
+
+class Kernel:
+    """One kernel in ``workdir`` with at most ``memory`` bytes of address space (0: no cap).
+
+    ``grading=False`` leaves ``TENSORLAB_GRADING`` unset (inline checks then run as for a
+    learner).
+    """
+
+    def __init__(
+        self,
+        workdir: str | os.PathLike,
+        memory: int,
+        startup_timeout: float = 60,
+        *,
+        grading: bool = True,
+    ):
         self.workdir = Path(workdir)
         self.memory = int(memory)
+        self.grading = grading
         self.startup_timeout = startup_timeout
         self._private = Path(tempfile.mkdtemp(prefix="tensorlab-kernel-"))
         self._client = None
@@ -100,7 +136,6 @@ class Kernel:
         """Spawn a new kernel process without waiting for it (it initialises in the background)."""
         import nbformat
         from jupyter_client import AsyncKernelManager
-        from nbclient import NotebookClient
 
         self.close_kernel()
         ipython_dir = self._private / "ipython"
@@ -113,7 +148,7 @@ class Kernel:
         )
         self._launches += 1
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
-        client = NotebookClient(
+        client = _client_class()(
             nb,
             km=km,
             timeout=60,
@@ -125,7 +160,7 @@ class Kernel:
         )
         client.start_new_kernel(
             cwd=str(self.workdir),
-            env=_kernel_env(self.workdir, ipython_dir),
+            env=_kernel_env(self.workdir, ipython_dir, self.grading),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -186,6 +221,7 @@ class Kernel:
             return RunResult("dead")
         cell = nbformat.v4.new_code_cell(source)
         client.nb.cells = [cell]
+        client._used = 0
         client.timeout = max(1, int(math.ceil(timeout)))
         try:
             cell = client.execute_cell(cell, 0)

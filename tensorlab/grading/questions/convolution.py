@@ -253,6 +253,11 @@ def _valid_only(x, k):
     return convolve_valid(x, k)
 
 
+def _one_side_padding(x, k):
+    H, W = np.shape(x)
+    return convolve_full(x, k)[:H, :W]
+
+
 def _half_padding(x, k):
     M, N = np.shape(k)
     from ._refs import zero_pad
@@ -289,6 +294,12 @@ FULL_WITH_CONV2D = Question(
             "without padding conv2d gives mode='valid'; 'full' needs M - 1 rows and N - 1 "
             "columns of zeros on EACH side.",
             _valid_only,
+        ),
+        Misconception(
+            "one_side_padding",
+            "you padded only one side (top/left): 'full' needs M - 1 rows and N - 1 columns of "
+            "zeros on BOTH sides; padding=(M - 1, N - 1) does that.",
+            _one_side_padding,
         ),
         Misconception(
             "half_padding",
