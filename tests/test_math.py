@@ -866,3 +866,50 @@ def test_matmul_rmatmul_with_numpy_free(torch):
     y = tl.arange(3.0)
     assert (x @ y).tolist() == [5.0, 14.0]
     assert x.__rmatmul__(tl.ones(2)).tolist() == [3.0, 5.0, 7.0]
+
+
+OUT_CASES = [
+    lambda lib, o: lib.add(lib.ones(2, 3), lib.ones(3), out=o),
+    lambda lib, o: lib.mul(lib.ones(2, 3), 2, out=o),
+    lambda lib, o: lib.div(lib.arange(6).view(2, 3), 4, out=o),
+    lambda lib, o: lib.eq(lib.ones(2, 3), lib.ones(3), out=o),
+    lambda lib, o: lib.exp(lib.ones(2, 3), out=o),
+    lambda lib, o: lib.clamp(lib.arange(6.0).view(2, 3), 1, 4, out=o),
+    lambda lib, o: lib.where(lib.ones(2, 3) > 0, 1.0, 0.0, out=o),
+    lambda lib, o: lib.maximum(lib.ones(2, 3), lib.zeros(2, 3), out=o),
+    lambda lib, o: lib.pow(lib.ones(2, 3), 2, out=o),
+    lambda lib, o: lib.logical_and(lib.ones(2, 3), lib.ones(2, 3), out=o),
+]
+
+OUT_TENSORS = [
+    lambda lib: lib.zeros(2, 3),
+    lambda lib: lib.zeros(3, 2).t(),
+    lambda lib: lib.zeros(2),
+    lambda lib: lib.zeros(0),
+    lambda lib: lib.zeros(2, 3, dtype=lib.int64),
+    lambda lib: lib.zeros(2, 3, dtype=lib.float64),
+    lambda lib: lib.zeros(2, 3, dtype=lib.bool),
+]
+
+
+@pytest.mark.filterwarnings("ignore:An output with one or more elements was resized")
+@pytest.mark.parametrize("case", range(len(OUT_CASES)))
+@pytest.mark.parametrize("target", range(len(OUT_TENSORS)))
+def test_out_argument(torch, case, target):
+    """``out=`` casts (if allowed), resizes a tensor of another shape, and returns ``out``."""
+
+    def run(lib):
+        o = OUT_TENSORS[target](lib)
+        r = OUT_CASES[case](lib, o)
+        assert r is o
+        return o
+
+    ours, theirs = raises_same(lambda: run(tl), lambda: run(torch))
+    if theirs is not None:
+        assert_same(ours, theirs, exact=False, rtol=1e-6, atol=0)
+
+
+def test_out_resize_warns(torch):
+    for lib in (tl, torch):
+        with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
+            lib.add(lib.ones(2, 3), 1, out=lib.zeros(2))

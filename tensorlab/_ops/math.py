@@ -15,8 +15,10 @@ Every elementwise op follows the steps of PyTorch's ``TensorIterator``:
 from __future__ import annotations
 
 import builtins
+import functools
 import math as _pymath
 import re
+import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -352,6 +354,64 @@ def write_into(out: Tensor, values: np.ndarray) -> Tensor:
     return out
 
 
+def resize_out(out: Tensor, shape) -> None:
+    """PyTorch's ``resize_output``: an ``out=`` tensor of another shape is resized (contiguous),
+    with PyTorch's deprecation warning when it had elements."""
+    shape = tuple(shape)
+    if out._shape == shape:
+        return
+    if out.numel():
+        warnings.warn(
+            "An output with one or more elements was resized since it had shape "
+            f"{L._fmt(out._shape)}, which does not match the required output shape "
+            f"{L._fmt(shape)}. This behavior is deprecated, and in a future PyTorch release "
+            "outputs will not be resized unless they have zero elements. You can explicitly "
+            "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+            UserWarning,
+            stacklevel=4,
+        )
+    from .._storage import new_storage
+
+    needed = out._offset + L.numel(shape)
+    if needed > out._storage._array.size:
+        storage = new_storage(needed, out.dtype.np)
+        old = out._storage._array
+        storage._array[: old.size] = old
+        out._storage = storage
+    out._shape, out._stride = shape, L.contiguous_strides(shape)
+
+
+def store_out(result: Tensor, out, *, same_dtype: str | None = None) -> Tensor:
+    """Finish an op called with ``out=``: check the cast, resize if needed, write, return ``out``.
+
+    ``same_dtype``: for ops whose ``out`` must have the result's dtype exactly, the message
+    template (with ``{out}`` and ``{result}``).
+    """
+    if not isinstance(out, Tensor):
+        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
+    check_inplace(out)
+    if same_dtype is not None and out.dtype is not result.dtype:
+        raise RuntimeError(
+            same_dtype.format(out=scalar_name(out.dtype), result=scalar_name(result.dtype))
+        )
+    check_cast(result.dtype, out)
+    resize_out(out, result._shape)
+    return write_into(out, result._np())
+
+
+def _public_out(fn):
+    """Give ``fn`` PyTorch's ``out=`` argument. (``fn`` itself takes ``out=self`` for in-place
+    semantics: exact shape required, no resizing; in-place methods call ``fn.__wrapped__``.)"""
+
+    @functools.wraps(fn)
+    def wrapper(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        return store_out(fn(*args, **kwargs), out)
+
+    return wrapper
+
+
 # ---------------------------------------------------------------------------------------------
 # the elementwise engine
 # ---------------------------------------------------------------------------------------------
@@ -578,6 +638,7 @@ def _add_impl(fname, a, b, alpha, out: Tensor | None, *, subtract: bool = False)
 
 
 @tensor_method("add", "__add__", "__radd__")
+@_public_out
 def add(input, other, *, alpha: Scalar = 1, out=None) -> Tensor:
     """``input + alpha * other`` with broadcasting and PyTorch's type promotion."""
     input = _operand(input, "add", "input", 1)
@@ -586,6 +647,7 @@ def add(input, other, *, alpha: Scalar = 1, out=None) -> Tensor:
 
 
 @tensor_method("sub", "__sub__")
+@_public_out
 def sub(input, other, *, alpha: Scalar = 1, out=None) -> Tensor:
     """``input - alpha * other``. Bool tensors are rejected, as in PyTorch."""
     input = _operand(input, "sub", "input", 1)
@@ -614,6 +676,7 @@ def _mul_kernel(x, y):
 
 
 @tensor_method("mul", "__mul__", "__rmul__")
+@_public_out
 def mul(input, other, *, out=None) -> Tensor:
     """Elementwise product (``and`` for bool tensors)."""
     input = _operand(input, "mul", "input", 1)
@@ -649,6 +712,7 @@ def _div_impl(input, other, rounding_mode, out: Tensor | None) -> Tensor:
 
 
 @tensor_method("div", "__truediv__")
+@_public_out
 def div(input, other, *, rounding_mode: str | None = None, out=None) -> Tensor:
     """True division (ints give float32), or ``rounding_mode='trunc'`` / ``'floor'``."""
     input = _operand(input, "div", "input", 1)
@@ -675,6 +739,7 @@ def __rtruediv__(self, other):
 
 
 @tensor_method("floor_divide", "__floordiv__")
+@_public_out
 def floor_divide(input, other, *, out=None) -> Tensor:
     """Floor division (``//``); integer division by zero raises ``ZeroDivisionError``."""
     input = _operand(input, "floor_divide", "input", 1)
@@ -697,6 +762,7 @@ def _remainder_like(fname, kernel, input, other, out) -> Tensor:
 
 
 @tensor_method("remainder", "__mod__")
+@_public_out
 def remainder(input, other, *, out=None) -> Tensor:
     """Python-style modulus: the result has the sign of ``other``."""
     input = _operand(input, "remainder", "input", 1)
@@ -735,6 +801,7 @@ def _tensor_then_operand(fname, input, other):
 
 
 @tensor_method("fmod")
+@_public_out
 def fmod(input, other, *, out=None) -> Tensor:
     """C-style modulus: the result has the sign of ``input``."""
     input, other = _tensor_then_operand("fmod", input, other)
@@ -789,6 +856,7 @@ def _pow_impl(base, exp, out: Tensor | None) -> Tensor:
 
 
 @tensor_method("pow", "__pow__")
+@_public_out
 def pow(input, exponent, *, out=None) -> Tensor:
     """``input ** exponent``; integer tensors reject negative scalar exponents like PyTorch."""
     if not (isinstance(input, Tensor) or _is_scalar(input)) or not (
@@ -858,6 +926,7 @@ def _tensor_pair(fname, input, other):
 
 
 @tensor_method("maximum")
+@_public_out
 def maximum(input, other, *, out=None) -> Tensor:
     """Elementwise maximum of two tensors; NaN wins."""
     input, other = _tensor_pair("maximum", input, other)
@@ -867,6 +936,7 @@ def maximum(input, other, *, out=None) -> Tensor:
 
 
 @tensor_method("minimum")
+@_public_out
 def minimum(input, other, *, out=None) -> Tensor:
     """Elementwise minimum of two tensors; NaN wins."""
     input, other = _tensor_pair("minimum", input, other)
@@ -884,7 +954,7 @@ def _comparison(fname: str, kernel: Kernel):
 
     op.__name__ = op.__qualname__ = fname
     op.__doc__ = f"Elementwise ``{fname}`` with broadcasting; returns a bool tensor."
-    return op
+    return _public_out(op)
 
 
 eq = tensor_method("eq")(_comparison("eq", np.equal))
@@ -925,7 +995,7 @@ def _logical(fname: str, kernel: Kernel):
 
     op.__name__ = op.__qualname__ = fname
     op.__doc__ = f"Elementwise ``{fname}`` of the truth values; returns a bool tensor."
-    return op
+    return _public_out(op)
 
 
 logical_and = tensor_method("logical_and")(_logical("logical_and", np.logical_and))
@@ -945,7 +1015,7 @@ def _bitwise(fname: str, kernel: Kernel):
 
     op.__name__ = op.__qualname__ = fname
     op.__doc__ = f"Elementwise ``{fname}`` of bool or integer tensors."
-    return op
+    return _public_out(op)
 
 
 bitwise_and = tensor_method("bitwise_and")(_bitwise("bitwise_and", np.bitwise_and))
@@ -977,12 +1047,14 @@ def _unary(
     reject_float: str | None = None,
     int_identity: bool = False,
     inplace: bool = True,
+    f32_kernel: Kernel | None = None,
 ):
     """Make ``torch.<fname>``/``Tensor.<fname>`` and (if ``inplace``) ``Tensor.<fname>_``.
 
     ``to_float``: integer and bool inputs give the default float dtype (``exp``, ``sqrt``, ...);
     ``reject_bool``: a kernel name for NotImplementedError, or a callable making the exception;
     ``int_identity``: integer inputs are returned unchanged (as a copy): ``floor``, ``round``, ...
+    ``f32_kernel``: used instead of ``kernel`` when computing in float32 (see :func:`_via_double`).
     """
 
     def result_dtype(dt: D.dtype) -> D.dtype:
@@ -1005,9 +1077,11 @@ def _unary(
     def compute(input: Tensor, common: D.dtype):
         if int_identity and not input.dtype.is_floating_point:
             return input._np().copy()
+        if f32_kernel is not None and common is D.float32:
+            return f32_kernel(_values(input, common))
         return kernel(_values(input, common))
 
-    def op(input, *, out=None) -> Tensor:
+    def op(input) -> Tensor:
         input = _operand(input, fname, "input", 1, scalar_ok=False)
         common = input.dtype if result_bool else result_dtype(input.dtype)
         check(input.dtype)
@@ -1030,6 +1104,7 @@ def _unary(
     op.__name__ = op.__qualname__ = fname
     op.__doc__ = f"Elementwise ``{fname}`` (PyTorch's dtype rules)."
     op_.__name__ = op_.__qualname__ = fname + "_"
+    op = _public_out(op)
     tensor_method(fname)(op)
     if inplace:
         tensor_method(fname + "_", function=False)(op_)
@@ -1043,8 +1118,24 @@ def _neg_bool_error():
     )
 
 
+def _via_double(fn):
+    """Evaluate a float32 transcendental in float64 and round once: PyTorch's SLEEF routines are
+    almost always correctly rounded, numpy's float32 SIMD versions often are not."""
+
+    def k(x):
+        return fn(x.astype(np.float64)).astype(np.float32)
+
+    return k
+
+
 def _sigmoid(x):
     return 1 / (1 + np.exp(-x))
+
+
+def _sigmoid32(x):
+    """PyTorch's float32 sigmoid: ``1 / (1 + exp(-x))`` in float32 around an accurate exp."""
+    e = np.exp(-x.astype(np.float64)).astype(np.float32)
+    return np.float32(1) / (np.float32(1) + e)
 
 
 def _relu(x):
@@ -1058,17 +1149,17 @@ abs = _unary("abs", np.abs, reject_bool="abs_cpu")
 absolute = module_function("absolute")(abs)
 Tensor.absolute = abs
 sign = _unary("sign", _k_sign)
-exp = _unary("exp", np.exp, to_float=True)
-log = _unary("log", np.log, to_float=True)
-log2 = _unary("log2", np.log2, to_float=True)
-log10 = _unary("log10", np.log10, to_float=True)
+exp = _unary("exp", np.exp, to_float=True, f32_kernel=_via_double(np.exp))
+log = _unary("log", np.log, to_float=True, f32_kernel=_via_double(np.log))
+log2 = _unary("log2", np.log2, to_float=True, f32_kernel=_via_double(np.log2))
+log10 = _unary("log10", np.log10, to_float=True, f32_kernel=_via_double(np.log10))
 sqrt = _unary("sqrt", np.sqrt, to_float=True)
 rsqrt = _unary("rsqrt", lambda x: 1 / np.sqrt(x), to_float=True)
-sin = _unary("sin", np.sin, to_float=True)
-cos = _unary("cos", np.cos, to_float=True)
-tan = _unary("tan", np.tan, to_float=True)
-tanh = _unary("tanh", np.tanh, to_float=True)
-sigmoid = _unary("sigmoid", _sigmoid, to_float=True)
+sin = _unary("sin", np.sin, to_float=True, f32_kernel=_via_double(np.sin))
+cos = _unary("cos", np.cos, to_float=True, f32_kernel=_via_double(np.cos))
+tan = _unary("tan", np.tan, to_float=True, f32_kernel=_via_double(np.tan))
+tanh = _unary("tanh", np.tanh, to_float=True, f32_kernel=_via_double(np.tanh))
+sigmoid = _unary("sigmoid", _sigmoid, to_float=True, f32_kernel=_sigmoid32)
 reciprocal = _unary("reciprocal", lambda x: 1 / x, to_float=True)
 relu = _unary(
     "relu",
@@ -1255,7 +1346,13 @@ def _clamp_impl(input, min, max, out: Tensor | None) -> Tensor:
 def clamp(input, min=None, max=None, *, out=None) -> Tensor:
     """``min(max(input, min), max)``: bounds are numbers or tensors; NaN propagates."""
     input = _operand(input, "clamp", "input", 1, scalar_ok=False)
-    return _clamp_impl(input, min, max, out)
+    result = _clamp_impl(input, min, max, None)
+    if out is None:
+        return result
+    numbers = not builtins.any(isinstance(b, Tensor) for b in (min, max))
+    return store_out(
+        result, out, same_dtype="Found dtype {out} but expected {result}" if numbers else None
+    )
 
 
 clip = module_function("clip")(clamp)
@@ -1284,6 +1381,15 @@ def where(condition, input=None, other=None, *, out=None):
 
     With only ``condition``: the tuple of index tensors of its nonzero elements.
     """
+    if out is not None:  # the out= overload takes tensors only
+        for name, pos, v in (("input", 2, input), ("other", 3, other)):
+            if not isinstance(v, Tensor):
+                raise _type_error("where", name, pos, v)
+        return store_out(
+            where(condition, input, other),
+            out,
+            same_dtype="Expected out type to be {result} but got {out}",
+        )
     condition = _operand(condition, "where", "condition", 1, scalar_ok=False)
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
@@ -1352,6 +1458,7 @@ def _lerp_kernel(x, y, w):
 
 
 @tensor_method("lerp")
+@_public_out
 def lerp(input, end, weight, *, out=None) -> Tensor:
     """``input + weight * (end - input)`` (PyTorch's two-sided formula, weight number or tensor)."""
     input = _operand(input, "lerp", "input", 1, scalar_ok=False)
@@ -1380,7 +1487,7 @@ def lerp(input, end, weight, *, out=None) -> Tensor:
 
 @tensor_method("lerp_", function=False)
 def lerp_(self: Tensor, end, weight) -> Tensor:
-    return lerp(self, end, weight, out=self)
+    return lerp.__wrapped__(self, end, weight, out=self)
 
 
 @tensor_method("isclose")
@@ -1440,37 +1547,39 @@ def sub_(self: Tensor, other, *, alpha: Scalar = 1) -> Tensor:
 
 @tensor_method("mul_", "multiply_", function=False)
 def mul_(self: Tensor, other) -> Tensor:
-    return mul(self, _operand(other, "mul_", "other", 1), out=self)
+    return mul.__wrapped__(self, _operand(other, "mul_", "other", 1), out=self)
 
 
 @tensor_method("div_", "divide_", function=False)
 def div_(self: Tensor, other, *, rounding_mode: str | None = None) -> Tensor:
-    return div(self, _operand(other, "div_", "other", 1), rounding_mode=rounding_mode, out=self)
+    return div.__wrapped__(
+        self, _operand(other, "div_", "other", 1), rounding_mode=rounding_mode, out=self
+    )
 
 
 @tensor_method("true_divide_", function=False)
 def true_divide_(self: Tensor, other) -> Tensor:
-    return div(self, _operand(other, "true_divide_", "other", 1), out=self)
+    return div.__wrapped__(self, _operand(other, "true_divide_", "other", 1), out=self)
 
 
 @tensor_method("floor_divide_", function=False)
 def floor_divide_(self: Tensor, other) -> Tensor:
-    return floor_divide(self, _operand(other, "floor_divide_", "other", 1), out=self)
+    return floor_divide.__wrapped__(self, _operand(other, "floor_divide_", "other", 1), out=self)
 
 
 @tensor_method("remainder_", function=False)
 def remainder_(self: Tensor, other) -> Tensor:
-    return remainder(self, _operand(other, "remainder_", "other", 1), out=self)
+    return remainder.__wrapped__(self, _operand(other, "remainder_", "other", 1), out=self)
 
 
 @tensor_method("fmod_", function=False)
 def fmod_(self: Tensor, other) -> Tensor:
-    return fmod(self, other, out=self)
+    return fmod.__wrapped__(self, other, out=self)
 
 
 @tensor_method("pow_", function=False)
 def pow_(self: Tensor, exponent) -> Tensor:
-    return pow(self, exponent, out=self)
+    return pow.__wrapped__(self, exponent, out=self)
 
 
 def _inplace_dunder(fn):
@@ -1495,7 +1604,7 @@ Tensor.__ipow__ = _inplace_dunder(pow_)
 
 def _bitwise_inplace(fn):
     def method(self, other):
-        return fn(self, _operand(other, fn.__name__ + "_", "other", 1), out=self)
+        return fn.__wrapped__(self, _operand(other, fn.__name__ + "_", "other", 1), out=self)
 
     method.__name__ = fn.__name__ + "_"
     return method
