@@ -13,6 +13,7 @@ import csv
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -422,6 +423,16 @@ def test_cli_grade_fails_without_release(tmp_path):
     )
     assert r.returncode == 1
     assert "release.json" in r.stderr
+
+
+def test_cli_grade_refuses_a_tampered_release(tmp_path):
+    release = tmp_path / "release"
+    shutil.copytree(EXERCISES, release)
+    nb = release / STRIDES
+    nb.write_text(nb.read_text().replace("YOUR CODE HERE", "your code here"))
+    r = _cli("grade", str(tmp_path), "--out", str(tmp_path / "out"), "--release", str(release))
+    assert r.returncode == 1
+    assert "does not match release.json" in r.stderr
 
 
 def test_cli_usage_errors_and_start_stub():

@@ -427,7 +427,7 @@ def grade_notebook(job: Job, manifest: dict, settings: Settings) -> dict:
         )
         record["questions"] = _question_records(infos, "error", record["reason"])
         return record
-    template = nbformat.read(Path(settings.release_dir) / job.notebook, as_version=4)
+    template = nbformat.reads(manifest["templates"][job.notebook], as_version=4)
     cells, problems = rebuild(template, submission, infos)
     results: dict[str, dict] = {}
     for qid, reason in problems.items():
@@ -710,6 +710,25 @@ def write_results(
     return files
 
 
+def read_templates(release_dir: str | os.PathLike, manifest: dict) -> dict[str, str]:
+    """The released notebooks' text, read once by the parent and checked against release.json.
+
+    Workers get this text, never the files, so nothing a graded notebook writes to disk can
+    change how the next ones are rebuilt.
+    """
+    out = {}
+    for name, info in manifest["notebooks"].items():
+        path = Path(release_dir) / name
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{path} (listed in {RELEASE_FILE}) is missing") from None
+        if hashlib.sha256(data).hexdigest() != info["sha256"]:
+            raise ValueError(f"{path} does not match {RELEASE_FILE}: run `tensorlab assign` again")
+        out[name] = data.decode("utf-8")
+    return out
+
+
 def grade(
     submissions: list[str],
     out_dir: str | os.PathLike,
@@ -727,9 +746,7 @@ def grade(
     if seed is None:
         seed = secrets.randbits(32)
     settings = Settings(str(Path(release_dir).resolve()), cell_timeout, timeout, memory, seed)
-    for name in manifest["notebooks"]:
-        if not (Path(release_dir) / name).is_file():
-            raise FileNotFoundError(f"{release_dir}/{name} (listed in {RELEASE_FILE}) is missing")
+    manifest["templates"] = read_templates(release_dir, manifest)
     paths = discover(submissions)
     job_list = [identify(p, manifest) for p in paths]
     started = time.monotonic()

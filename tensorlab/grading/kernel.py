@@ -36,17 +36,34 @@ class RunResult:
     evalue: str | None = None
 
 
+_PASS_ENV = (
+    "PATH",
+    "HOME",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TMPDIR",
+    "TEMP",
+    "TMP",
+    "LD_LIBRARY_PATH",
+    "SYSTEMROOT",
+    "PYTHONPATH",
+)
+
+
 def _kernel_env(workdir: Path, ipython_dir: Path, grading: bool) -> dict:
-    env = dict(os.environ)
+    """A small environment for the kernel: no credentials or settings of the grader leak in."""
+    env = {k: os.environ[k] for k in _PASS_ENV if k in os.environ}
     pkg_root = str(Path(tensorlab.__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(
         [pkg_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     )
-    env.pop("TENSORLAB_GRADING", None)
     if grading:
         env["TENSORLAB_GRADING"] = "1"
     env.update(
         IPYTHONDIR=str(ipython_dir),
+        MPLCONFIGDIR=str(ipython_dir / "matplotlib"),
         MPLBACKEND="Agg",
         OPENBLAS_NUM_THREADS="1",
         OMP_NUM_THREADS="1",
@@ -55,7 +72,6 @@ def _kernel_env(workdir: Path, ipython_dir: Path, grading: bool) -> dict:
         PYTHONHASHSEED="0",
         JPY_SESSION_NAME=str(workdir / "submission.ipynb"),
     )
-    env.pop("JUPYTER_CONFIG_DIR", None)
     return env
 
 
