@@ -195,8 +195,8 @@ WEIGHT_SHAPE = Question(
         "(kernel_size is an int or a pair)."
     ),
     todo=(
-        "Write weight_shape: (out_channels, in_channels // groups, kH, kW), with kH = kW = "
-        "kernel_size when it is an int."
+        "Write weight_shape: return the weight's shape as a tuple. Which axis holds the output "
+        "channels, and how many input channels does each filter see?"
     ),
     reference=_weight_shape,
     cases=_group_cases,
@@ -249,10 +249,7 @@ OPERATOR_COUNT = Question(
         "Write operator_count(in_channels, out_channels, groups): how many 2-D kernels "
         "(kH x kW operators) an nn.Conv2d layer holds."
     ),
-    todo=(
-        "Write operator_count: each output channel has one kH x kW operator per input channel "
-        "of its group."
-    ),
+    todo="Write operator_count: count the 2-D kernels stored in the layer's weight tensor.",
     reference=_operator_count,
     cases=_count_cases,
     strategy=_count_strategy,
@@ -346,8 +343,8 @@ SOURCES = Question(
         "output channel o reads, as a tuple of ints in increasing order."
     ),
     todo=(
-        "Write input_channels_for: find the group of output channel o (groups are consecutive "
-        "blocks of out_channels // groups), then return that group's block of input channels."
+        "Write input_channels_for: which group does output channel o belong to, and which input "
+        "channels does that group read?"
     ),
     reference=_sources,
     cases=_source_cases,
@@ -452,8 +449,8 @@ CONV_LOOPS = Question(
         "Return a float64 array (N, O, H - kH + 1, W - kW + 1)."
     ),
     todo=(
-        "Write conv2d_loops: for each sample n and output channel o, find o's group g, and add "
-        "the cross-correlation of input channel g * C // groups + c with w[o, c] for each c."
+        "Write conv2d_loops with numpy and loops over samples, output channels, the input "
+        "channels of each output channel's group, and output positions."
     ),
     reference=conv2d_loops,
     cases=_conv_cases,

@@ -73,8 +73,8 @@ TO_NCHW = Question(
         "(1, 1, H, W) that shares the image's memory and keeps its dtype."
     ),
     todo=(
-        "Write to_nchw: tensorlab.from_numpy(img) shares memory; add the batch axis and the "
-        "channel axis in front with unsqueeze (each call on the previous result)."
+        "Write to_nchw: build the (1, 1, H, W) tensor on the image's own memory (which "
+        "constructor shares memory with a numpy array?)."
     ),
     reference=_to_nchw,
     cases=_image_cases,
@@ -195,10 +195,7 @@ REPACK = Question(
         "repack(batch) returning a float32 tensorlab tensor (N, C, H, W) with the same pixel "
         "values, ready for conv2d."
     ),
-    todo=(
-        "Write repack: move the channel axis from last to second with permute (not reshape), "
-        "and convert to float32."
-    ),
+    todo="Write repack: move the channel axis to position 1, then convert to float32.",
     reference=_repack,
     cases=_batch_cases,
     strategy=_batch_strategy,
@@ -320,8 +317,8 @@ OUTPUT_SIZE = Question(
         "of conv2d along one axis, as an int."
     ),
     todo=(
-        "Write conv_output_size: the effective kernel spans dilation * (kernel_size - 1) + 1 "
-        "pixels; count the window positions in the padded input, stepping by stride."
+        "Write conv_output_size: count the positions of the (dilated) kernel in the padded "
+        "input, stepping by stride."
     ),
     reference=_out_size,
     cases=_size_cases,

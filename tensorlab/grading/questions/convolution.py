@@ -60,8 +60,8 @@ CONVO2D = Question(
         "products). Return a float64 numpy array of shape (H - M + 1, W - N + 1)."
     ),
     todo=(
-        "Write convo2d: flip the kernel in both axes, then for every valid position (i, j) "
-        "sum input[i:i+M, j:j+N] * flipped_kernel into out[i, j]."
+        "Write convo2d by the definition of convolution, with loops over the valid output "
+        "positions."
     ),
     reference=convolve_valid,
     cases=_image_kernel_cases,
@@ -276,8 +276,8 @@ FULL_WITH_CONV2D = Question(
         "a 2-D float64 array or tensor."
     ),
     todo=(
-        "Write full_convolve with conv2d: make (1, 1, H, W) and (1, 1, M, N) tensors, flip the "
-        "kernel, pad by (M - 1, N - 1), then drop the batch and channel axes."
+        "Write full_convolve with F.conv2d: mind the shapes conv2d expects, what it computes, "
+        "and the padding that mode='full' needs."
     ),
     reference=convolve_full,
     cases=lambda rng: _image_kernel_cases(rng)[:5],

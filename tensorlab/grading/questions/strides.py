@@ -55,8 +55,8 @@ CONTIGUOUS = Question(
         "tensor of that shape, as a tuple."
     ),
     todo=(
-        "Write contiguous_strides: the last axis has stride 1; each earlier axis steps over "
-        "everything after it (the product of the later sizes)."
+        "Write contiguous_strides: in row-major order, how many elements does one step along "
+        "each axis skip?"
     ),
     reference=_contiguous_strides,
     cases=_shape_cases,
@@ -123,7 +123,7 @@ STORAGE_INDEX = Question(
         "Write storage_index(index, stride, offset): the position in the storage of the element "
         "t[index] of a tensor with these strides and storage offset."
     ),
-    todo="Write storage_index: start at the storage offset and add index[d] * stride[d] for every axis d.",
+    todo="Write storage_index from the storage offset and the strides.",
     reference=_storage_index,
     cases=_index_cases,
     strategy=_index_strategy,

@@ -155,10 +155,7 @@ FLATTEN_HW = Question(
         "(H, W) image is stored row by row). Return shape (N, C, H * W) WITHOUT copying: the "
         "result must share x's storage."
     ),
-    todo=(
-        "Write flatten_hw: merge only the last two axes with view/reshape/flatten, without "
-        "contiguous() or clone() (they copy)."
-    ),
+    todo="Write flatten_hw: merge the last two axes without copying anything.",
     reference=_flatten_hw,
     cases=_flatten_cases,
     strategy=_flatten_strategy,
@@ -312,10 +309,7 @@ INTERLEAVE = Question(
         "Write interleave(x, r) for a 1-D tensor x: the same result as x.repeat_interleave(r) "
         "(each element r times in a row), using only view and repeat."
     ),
-    todo=(
-        "Write interleave: make x a column (n, 1) with view, repeat it r times along the new "
-        "axis, then flatten back to 1-D."
-    ),
+    todo="Write interleave with view and repeat only (not repeat_interleave).",
     reference=_interleave,
     cases=_interleave_cases,
     strategy=_interleave_strategy,
