@@ -139,3 +139,30 @@ def test_in_a_real_kernel_check_shows_html_and_fails_the_cell(tmp_path):
     assert "✗ conv.valid_shape: not yet" in display.data["text/plain"]
     assert passed.status == "ok"
     assert "passed" in passed.outputs[0].data["text/plain"]
+
+
+def test_exercises_run_top_to_bottom_raise_only_not_attempted(tmp_path):
+    """A learner running a fresh exercise: answer cells raise NotImplementedError, check cells
+    say "not attempted" (and fail the cell), every other cell runs cleanly."""
+    pytest.importorskip("nbclient")
+    import nbformat
+
+    from tensorlab.grading.kernel import Kernel
+
+    with Kernel(tmp_path, memory=0, grading=False) as kernel:
+        for path in sorted((ROOT / "exercises").glob("*.ipynb")):
+            nb = nbformat.read(path, as_version=4)
+            for cell in nb.cells:
+                if cell.cell_type != "code":
+                    continue
+                role = cell.metadata.get("tensorlab", {}).get("role")
+                r = kernel.run(cell.source, 60)
+                where = f"{path.name}: {cell.source[:40]!r}"
+                if role == "answer" and r.status == "error":
+                    assert r.ename == "NotImplementedError", where
+                elif role == "check":
+                    assert r.status == "error" and r.ename == "CheckFailed", where
+                    (display,) = [o for o in r.outputs if o.output_type == "display_data"]
+                    assert "not attempted" in display.data["text/plain"], where
+                else:
+                    assert r.status == "ok", (where, r.ename, r.evalue)
