@@ -9,10 +9,12 @@ directory, a private IPython directory (no profile scripts), single-threaded BLA
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -213,6 +215,10 @@ class Kernel:
                 proc.wait(timeout=5)
         except Exception:  # noqa: BLE001
             pass
+        if proc is not None:
+            # the kernel leads its own process group: end what the notebook started in it too
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGKILL)
 
     def close(self) -> None:
         """Shut the kernel down and remove the private directory."""
