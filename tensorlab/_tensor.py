@@ -8,6 +8,7 @@ themselves to ``Tensor`` through :func:`tensor_method`.
 from __future__ import annotations
 
 import builtins
+import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -557,6 +558,24 @@ class Tensor:
 
     @property
     def T(self) -> Tensor:
+        """Reverse all dims (PyTorch warns when ndim != 2, as here)."""
+        if self.ndim == 0:
+            warnings.warn(
+                "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+                "cases.",
+                UserWarning,
+                stacklevel=2,
+            )
+            return self._view((), ())
+        if self.ndim != 2:
+            warnings.warn(
+                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+                "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
+                "to reverse the dimensions of a tensor.",
+                UserWarning,
+                stacklevel=2,
+            )
         return self.permute(*range(self.ndim - 1, -1, -1))
 
     @property

@@ -188,6 +188,11 @@ def test_masks_and_none(torch):
         "x[lib.tensor(1)]",
         "x[True]",
         "x[None, ..., None]",
+        "lib.tensor(0)[0]",
+        "lib.tensor(0)[:]",
+        "lib.tensor(0)[(0,)]",
+        "lib.tensor(0)[None]",
+        "lib.tensor(0)[...]",
     ],
 )
 def test_index_errors_and_edge_cases(torch, expr):

@@ -336,6 +336,8 @@ def test_data_attribute_shares_storage(torch):
         "lib.tensor(1.0).unbind()",
         "x.t().view(10)",
         "x.item()",
+        "lib.tensor(0).T",
+        "lib.arange(3).T",
         "bool(x)",
         "int(x)",
     ],
@@ -348,3 +350,11 @@ def test_errors_match_torch(torch, expr):
     r_o, r_t = raises_same(lambda: run(tl), lambda: run(torch))
     if r_t is not None and hasattr(r_t, "shape"):
         assert_same(r_o, r_t)
+
+
+def test_T_warns_when_not_2d_like_torch(torch):
+    for lib in (tl, torch):
+        with pytest.warns(UserWarning, match="0-D tensors"):
+            assert lib.tensor(0).T.shape == ()
+        with pytest.warns(UserWarning, match="dimension other than 2"):
+            assert lib.zeros(2, 3, 4).T.shape == (4, 3, 2)

@@ -48,12 +48,26 @@ def _normalize(index) -> tuple:
     return (index,)
 
 
+def _check_scalar_index(t: Tensor, index) -> None:
+    """PyTorch's messages for a bare int or slice on a 0-dim tensor."""
+    if t.ndim or isinstance(index, tuple):
+        return
+    if _is_int(index):
+        raise IndexError(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+        )
+    if isinstance(index, slice):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+
+
 def _parse(t: Tensor, index):
     """Apply the basic part of ``index``.
 
     Returns (view layout as (shape, stride, offset), advanced) where ``advanced`` is a list of
     (result_dim, numpy index array) for the advanced parts, placed at their dims in the view.
     """
+    _check_scalar_index(t, index)
     items = _normalize(index)
     consumed = 0
     for it in items:
