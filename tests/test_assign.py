@@ -229,3 +229,31 @@ def test_cli_assign(tmp_path):
     r = run(src, tmp_path / "bad")
     assert r.returncode == 1
     assert "error:" in r.stderr and "never closed" in r.stderr
+
+
+def _texts(outputs) -> list[tuple[str, str]]:
+    out = []
+    for o in outputs:
+        if o["output_type"] == "stream":
+            out.append((o["name"], o["text"]))
+        elif o["output_type"] in ("display_data", "execute_result"):
+            out.append((o["output_type"], o["data"].get("text/plain", "")))
+        else:
+            out.append((o["output_type"], o.get("ename", "")))
+    return out
+
+
+def test_solutions_are_saved_executed(tmp_path):
+    """The solution notebooks' saved outputs are what running them top to bottom gives now."""
+    pytest.importorskip("nbclient")
+    from tensorlab.grading.kernel import Kernel
+
+    for path in sorted(SOLUTIONS.glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        with Kernel(tmp_path, memory=0, grading=False) as kernel:
+            for cell in nb.cells:
+                if cell.cell_type != "code":
+                    continue
+                r = kernel.run(cell.source, 120)
+                assert r.status == "ok", (path.name, cell.source[:40], r.ename, r.evalue)
+                assert _texts(r.outputs) == _texts(cell.outputs), (path.name, cell.source[:40])
