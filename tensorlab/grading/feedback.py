@@ -35,10 +35,10 @@ def format_value(v: Any) -> str:
     from .._tensor import Tensor
 
     if isinstance(v, Tensor):
-        body = np.array2string(v._np(), separator=", ", threshold=100)
+        body = np.array2string(v._np(), separator=", ", threshold=100, prefix="tensor(")
         return f"tensor({body}, dtype={v.dtype.name}, stride={v.stride()})"
     if isinstance(v, np.ndarray):
-        body = np.array2string(v, separator=", ", threshold=100)
+        body = np.array2string(v, separator=", ", threshold=100, prefix="array(")
         return f"array({body}, dtype={v.dtype})"
     if isinstance(v, (ArrayAnswer, Raised)):
         return repr(v)
