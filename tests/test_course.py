@@ -1,0 +1,168 @@
+"""The course covers every section of the lecture and every claim of the articles, and each lesson
+is saved in the shape nbval and learners need (executed, no errors, no addresses, pictures kept)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSONS = ROOT / "lessons"
+
+# (what the seed says, lesson stem, strings that must all appear in that lesson's source)
+COVERAGE = [
+    (
+        "lecture 1: 2D convolution by its definition",
+        "01_convolution_by_definition",
+        ["def convo2d", "flip"],
+    ),
+    ("lecture 1: the image shrinks after a few layers", "01_convolution_by_definition", ["256"]),
+    (
+        "lecture 2: scipy.signal.convolve2d modes",
+        "02_scipy_convolve2d",
+        ["mode='full'", "mode='same'", "mode='valid'"],
+    ),
+    ("lecture 2: scipy boundaries", "02_scipy_convolve2d", ["boundary='wrap'", "boundary='symm'"]),
+    (
+        "lecture 3: input and kernel specs, from_numpy",
+        "03_shapes_axes_squeeze",
+        ["from_numpy", "(N, C, H, W)"],
+    ),
+    (
+        "lecture 3: the double unsqueeze must chain",
+        "03_shapes_axes_squeeze",
+        ["unsqueeze(tsr_arr, 0)"],
+    ),
+    (
+        "lecture 4: axes, unsqueeze on every axis, squeeze",
+        "03_shapes_axes_squeeze",
+        ["unsqueeze(", "squeeze(", "AxesExplorer"],
+    ),
+    ("lecture 5: F.conv2d and the reversed signs", "04_functional_conv2d", ["conv2d(", "float64"]),
+    (
+        "lecture 6: nn.Conv2d is a class; weight is a Parameter",
+        "05_nn_conv2d_class",
+        ["nn.Conv2d(", "Parameter", "requires_grad"],
+    ),
+    ("lecture 6: default initialisation bound", "05_nn_conv2d_class", ["fan_in"]),
+    (
+        "lecture 7: the cross-correlation proof",
+        "06_convolution_or_correlation",
+        ["[1, 2, 3]", "correlat"],
+    ),
+    (
+        "padding modes, stride, dilation, output size",
+        "07_padding_stride_dilation",
+        ["reflect", "replicate", "circular", "dilation", "ConvExplorer"],
+    ),
+    (
+        "lecture 8: two-channel input into 1 and 3 outputs",
+        "08_channels",
+        ["Conv2d(2, 1", "Conv2d(2, 3", "int8"],
+    ),
+    (
+        "lecture 8: groups and the 16->64 operator count",
+        "09_groups",
+        ["groups=4", "(64, 4, 3, 3)", "256", "GroupsExplorer"],
+    ),
+    ("lecture 8: illegal groups", "09_groups", ["Conv2d(2, 3, 3, groups=2"]),
+    (
+        "lecture 9: reshape1.py, flatten.py, reshaping2.py",
+        "10_view_vs_reshape",
+        ["view(-1)", "is_contiguous()", "contiguous()", "explain_view", "MemoryExplorer"],
+    ),
+    (
+        "article 000: view(batch, -1) shares memory; ragged list fails at construction",
+        "11_views_and_shared_memory",
+        ["view(2, -1)", "ValueError"],
+    ),
+    (
+        "article 002: id() proves nothing; index tensors copy",
+        "11_views_and_shared_memory",
+        ["id(", "untyped_storage().data_ptr()", "data_ptr()"],
+    ),
+    (
+        "article 004: reshape/view vs permute/transpose",
+        "11_views_and_shared_memory",
+        ["permute", "transpose"],
+    ),
+    (
+        "article 003: repeat vs repeat_interleave vs numpy",
+        "12_pytorch_trivia",
+        ["repeat_interleave", "np.tile", "np.repeat"],
+    ),
+    (
+        "article 003: in-place write to a view of a leaf",
+        "12_pytorch_trivia",
+        ["requires_grad=True", "view of a leaf"],
+    ),
+]
+
+
+def load(stem: str) -> dict:
+    path = LESSONS / f"{stem}.ipynb"
+    assert path.exists(), f"missing lesson {path.name}"
+    return json.loads(path.read_text())
+
+
+def source(nb: dict) -> str:
+    """All cell sources, with double quotes read as single quotes (ruff formats code cells)."""
+    return "\n".join("".join(c["source"]) for c in nb["cells"]).replace('"', "'")
+
+
+@pytest.mark.parametrize("claim, stem, needles", COVERAGE, ids=[c[0] for c in COVERAGE])
+def test_every_seed_section_has_a_lesson(claim, stem, needles):
+    text = source(load(stem))
+    missing = [n for n in needles if n not in text]
+    assert not missing, f"{stem} does not cover '{claim}': missing {missing}"
+
+
+ALL = sorted(p.stem for p in LESSONS.glob("*.ipynb"))
+
+
+def test_lessons_are_numbered_00_to_12_at_least():
+    numbers = {int(s[:2]) for s in ALL}
+    assert set(range(13)) <= numbers
+
+
+@pytest.mark.parametrize("stem", ALL)
+def test_lesson_is_saved_executed_and_clean(stem):
+    nb = load(stem)
+    cells = nb["cells"]
+    code = [c for c in cells if c["cell_type"] == "code"]
+    md = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    assert code, "a lesson runs code"
+    assert all(c.get("execution_count") for c in code), (
+        "every code cell executed (saved with outputs)"
+    )
+    counts = [c["execution_count"] for c in code]
+    assert counts == sorted(counts), "executed top to bottom"
+    assert "Summary" in md and re.search(r"[Ee]xercise", md), "a summary and a pointer to exercises"
+    for c in code:
+        src = "".join(c["source"])
+        for out in c.get("outputs", []):
+            assert out.get("output_type") != "error", f"saved error output in {stem}: {src[:60]}"
+            text = "".join(out.get("text", "")) + "".join(
+                (out.get("data") or {}).get("text/plain", "")
+            )
+            assert not re.search(r"0x[0-9a-f]{6,}", text), f"memory address in output: {src[:60]}"
+        if re.search(r"Explorer\(", src) and "display(" not in src.split("Explorer(")[0]:
+            assert src.startswith("# NBVAL_IGNORE_OUTPUT"), (
+                f"widget cell must ignore output: {src[:60]}"
+            )
+
+
+@pytest.mark.parametrize("stem", ALL)
+def test_widget_cells_leave_a_picture(stem):
+    """A notebook opened without a kernel still shows each explorer as an image."""
+    cells = [c for c in load(stem)["cells"] if c["cell_type"] == "code"]
+    for i, c in enumerate(cells):
+        src = "".join(c["source"])
+        if re.search(r"\b\w+Explorer\(", src):
+            near = cells[i : i + 3]
+            assert any(
+                "image/png" in (o.get("data") or {}) for n in near for o in n.get("outputs", [])
+            ), f"{stem}: no static image near widget cell: {src[:60]}"
