@@ -395,3 +395,13 @@ def test_requires_grad_and_zero_grad():
     conv.weight.grad = tl.ones(1, 1, 3, 3)
     conv.zero_grad()
     assert conv.weight.grad is None
+
+
+def test_module_deepcopy_and_pickle():
+    net = nn.Sequential(nn.Conv2d(1, 2, 3), nn.Conv2d(2, 2, 1, bias=False))
+    x = tl.randn(1, 1, 5, 5)
+    for other in (copy.deepcopy(net), pickle.loads(pickle.dumps(net))):
+        assert repr(other) == repr(net)
+        assert isinstance(other[0].weight, nn.Parameter) and other[0].weight.requires_grad
+        assert other[0].weight.data_ptr() != net[0].weight.data_ptr()
+        np.testing.assert_array_equal(other(x)._np(), net(x)._np())

@@ -34,7 +34,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 #: upper bound (bytes) for the temporary matrix of one group and one chunk of the batch
-CHUNK_BYTES = 24 * 2**20
+CHUNK_BYTES = 8 * 2**20
 
 PAD_MODES = ("constant", "reflect", "replicate", "circular")
 
@@ -278,7 +278,7 @@ def _conv_1x1(x, w, stride, padding, groups, out):
     cg, og = c // groups, o // groups
     wg = w.reshape(groups, og, cg)
     p = ho * wo
-    if n == 1 or p >= 1024:
+    if n == 1 or p >= 128:
         xg = xs.reshape(n, groups, cg, p)  # copies only when the subsampled view needs it
         np.matmul(wg, xg, out=out.reshape(n, groups, og, p))
     else:
@@ -299,29 +299,35 @@ def _conv_flat_cols(xp, w, dilation, groups, out):
     Output ``(i, j)`` reads tap ``(a, b)`` at flat index ``(i + a*dh)*Wp + j + b*dw``: for one tap,
     the outputs of a whole image (on a ``Ho x Wp`` grid whose last ``Wp - Wo`` columns are
     discarded) read one contiguous slice of length ``(Ho - 1)*Wp + Wo``. Rows of the im2col matrix
-    are these slices, copied at memcpy speed.
+    (``C/g*kH*kW`` of them, for a chunk of images side by side) are these slices, copied at memcpy
+    speed; one matrix product per group and chunk gives the outputs.
     """
     n, c, hp, wp = xp.shape
     o, cg, kh, kw = w.shape
     og = o // groups
     ho, wo = out.shape[2:]
+    grid = ho * wp
     length = (ho - 1) * wp + wo
-    k = cg * kh * kw
+    taps = kh * kw
+    k = cg * taps
     xf = xp.reshape(n, c, hp * wp)
     offsets = _tap_offsets(kh, kw, dilation, wp)
-    chunk = _batch_chunk(n, k * ho * wp * xp.itemsize)
+    chunk = _batch_chunk(n, k * grid * xp.itemsize)
+    buf = np.empty((cg, taps, chunk, grid), dtype=xp.dtype)
+    if grid > length:  # the discarded tail of the last row: keep it finite
+        buf[..., length:] = 0
     for g in range(groups):
         wg = w[g * og : (g + 1) * og].reshape(og, k)
-        src = xf[:, g * cg : (g + 1) * cg]
         for n0 in range(0, n, chunk):
             n1 = min(n, n0 + chunk)
-            cols = np.empty((n1 - n0, cg, kh * kw, ho * wp), dtype=xp.dtype)
-            if ho * wp > length:  # the discarded tail: keep it finite
-                cols[..., length:] = 0
+            nb = n1 - n0
+            cols = buf[:, :, :nb]
+            src = xf[n0:n1, g * cg : (g + 1) * cg].transpose(1, 0, 2)  # (cg, nb, Hp*Wp)
             for t, off in enumerate(offsets):
-                cols[:, :, t, :length] = src[n0:n1, :, off : off + length]
-            res = np.matmul(wg, cols.reshape(n1 - n0, k, ho * wp))  # (chunk, og, Ho*Wp)
-            out[n0:n1, g * og : (g + 1) * og] = res.reshape(n1 - n0, og, ho, wp)[..., :wo]
+                cols[:, t, :, :length] = src[:, :, off : off + length]
+            mat = cols.reshape(k, nb * grid) if nb == chunk else cols.copy().reshape(k, nb * grid)
+            res = (wg @ mat).reshape(og, nb, ho, wp)
+            out[n0:n1, g * og : (g + 1) * og] = res.transpose(1, 0, 2, 3)[..., :wo]
 
 
 def _conv_flat_taps(xp, w, dilation, groups, out):
@@ -371,7 +377,7 @@ def _windows(xp, kernel, stride, dilation, out_hw):
 
 
 def _conv_im2col(xp, w, stride, dilation, groups, out):
-    """Copy one group's windows into a (C/g*kH*kW, Ho*Wo) matrix per image, multiply by weights."""
+    """Copy one group's windows into a (C/g*kH*kW, images*Ho*Wo) matrix, multiply by weights."""
     n = xp.shape[0]
     o, cg, kh, kw = w.shape
     og = o // groups
@@ -384,8 +390,11 @@ def _conv_im2col(xp, w, stride, dilation, groups, out):
         wg = w[g * og : (g + 1) * og].reshape(og, k)
         for n0 in range(0, n, chunk):
             n1 = min(n, n0 + chunk)
-            cols = win[n0:n1, g * cg : (g + 1) * cg].reshape(n1 - n0, k, p)  # the copy
-            out[n0:n1, g * og : (g + 1) * og] = np.matmul(wg, cols).reshape(n1 - n0, og, ho, wo)
+            nb = n1 - n0
+            # (cg, kh, kw, nb, Ho, Wo): the copy, with the images side by side
+            cols = win[n0:n1, g * cg : (g + 1) * cg].transpose(1, 2, 3, 0, 4, 5).reshape(k, nb * p)
+            res = (wg @ cols).reshape(og, nb, ho, wo)
+            out[n0:n1, g * og : (g + 1) * og] = res.transpose(1, 0, 2, 3)
 
 
 def _conv_toeplitz(xp, w, stride, dilation, out):
@@ -395,7 +404,8 @@ def _conv_toeplitz(xp, w, stride, dilation, out):
     ``span = (B - 1)*sw + (kW - 1)*dw + 1``. Stacking those segments gives a row of a matrix ``R``
     (one row per image, output row and block); the kernel becomes a (kH*span, B) banded matrix
     ``T`` with ``T[a*span + u*sw + b*dw, u] = w[a, b]``, and ``R @ T`` is one matrix product per
-    channel (depth multiplier ``m = out/in channels``: ``m*B`` columns).
+    channel (depth multiplier ``m = out/in channels``: ``m*B`` columns). One channel's ``R`` (its
+    windows) exists at a time.
     """
     n, c, hp, wp = xp.shape
     o, _, kh, kw = w.shape
@@ -406,16 +416,12 @@ def _conv_toeplitz(xp, w, stride, dilation, out):
     blk = wo if wo <= 64 else 32
     nb = -(-wo // blk)
     span = (blk - 1) * sw + (kw - 1) * dw + 1
-    width = max(wp, (nb - 1) * blk * sw + span)
-    xc = np.zeros((c, n, hp, width), dtype=xp.dtype)  # channel-major copy of the input
-    xc[:, :, :, :wp] = xp.transpose(1, 0, 2, 3)
-    s0, s1, s2, s3 = xc.strides
-    rows = as_strided(
-        xc,
-        shape=(c, n, ho, nb, kh, span),
-        strides=(s0, s1, s2 * sh, s3 * blk * sw, s2 * dh, s3),
-        writeable=False,
-    ).reshape(c, n * ho * nb, kh * span)
+    width = (nb - 1) * blk * sw + span
+    if width > wp:  # the last block runs past the image: zero-extend the rows
+        wide = np.zeros((n, c, hp, width), dtype=xp.dtype)
+        wide[..., :wp] = xp
+        xp = wide
+    s0, s1, s2, s3 = xp.strides
     band = np.zeros((c, m, kh, span, blk), dtype=xp.dtype)
     u = np.arange(blk)
     wr = w.reshape(c, m, kh, kw)
@@ -423,9 +429,16 @@ def _conv_toeplitz(xp, w, stride, dilation, out):
         for b in range(kw):
             band[:, :, a, u * sw + b * dw, u] = wr[:, :, a, b][:, :, None]
     band = band.transpose(0, 2, 3, 1, 4).reshape(c, kh * span, m * blk)
-    res = np.matmul(rows, band)  # (C, N*Ho*nb, m*B)
-    res = res.reshape(c, n, ho, nb, m, blk).transpose(1, 0, 4, 2, 3, 5)
-    out.reshape(n, c, m, ho, wo)[...] = res.reshape(n, c, m, ho, nb * blk)[..., :wo]
+    out5 = out.reshape(n, c, m, ho, wo)
+    for ch in range(c):
+        rows = as_strided(
+            xp[:, ch],
+            shape=(n, ho, nb, kh, span),
+            strides=(s0, s2 * sh, s3 * blk * sw, s2 * dh, s3),
+            writeable=False,
+        ).reshape(n * ho * nb, kh * span)  # this channel's windows (a copy)
+        res = (rows @ band[ch]).reshape(n, ho, nb, m, blk).transpose(0, 3, 1, 2, 4)
+        out5[:, ch] = res.reshape(n, m, ho, nb * blk)[..., :wo]
 
 
 def _conv_shift(xp, w, stride, dilation, out):

@@ -292,7 +292,8 @@ def _check_shape_forward(x, weight, bias, stride, padding, dilation, groups) -> 
         raise RuntimeError("non-positive stride is not supported")
     if any(d < 0 for d in dilation):
         raise RuntimeError("dilation should be greater than zero")
-    ws = tuple(weight.shape)
+    ws = weight._shape
+    xs = x._shape
     k = len(ws)
     if k != x.ndim:
         raise RuntimeError(
@@ -309,17 +310,17 @@ def _check_shape_forward(x, weight, bias, stride, padding, dilation, groups) -> 
             f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
             f"but got weight of size [{_fmt(ws)}] instead"
         )
-    if x.shape[1] != ws[1] * groups:
+    if xs[1] != ws[1] * groups:
         raise RuntimeError(
             f"Given groups={groups}, weight of size {_fmt(ws)}, expected input{_fmt(x.shape)} to "
-            f"have {ws[1] * groups} channels, but got {x.shape[1]} channels instead"
+            f"have {ws[1] * groups} channels, but got {xs[1]} channels instead"
         )
     if bias is not None and not (bias.ndim == 1 and bias.shape[0] == ws[0]):
         raise RuntimeError(
             f"Given weight of size {_fmt(ws)}, expected bias to be 1-dimensional with {ws[0]} "
             f"elements, but got bias of size {_fmt(bias.shape)} instead"
         )
-    in_sizes = [x.shape[i + 2] + 2 * padding[i] for i in range(k - 2)]
+    in_sizes = [xs[i + 2] + 2 * padding[i] for i in range(k - 2)]
     k_sizes = [dilation[i] * (ws[i + 2] - 1) + 1 for i in range(k - 2)]
     if any(a < b for a, b in zip(in_sizes, k_sizes)):
         raise RuntimeError(
@@ -356,8 +357,8 @@ def _use_onednn(x: Tensor, weight: Tensor, groups: int) -> bool:
     """ATen's ``use_mkldnn`` for a CPU float32 input (which CPU kernel PyTorch runs)."""
     if x.dtype is not D.float32:
         return False
-    n, c, h, w = x.shape
-    kh, kw = weight.shape[2:]
+    n, c, h, w = x._shape
+    kh, kw = weight._shape[2:]
     one_by_one_single_thread = _ASSUME_THREADS <= 1 and n < 16 and kh == 1 and kw == 1
     return not one_by_one_single_thread and (
         groups > 1 or (kw > 3 and kh > 3) or n > 1 or n * c * h * w > 20480
@@ -366,8 +367,8 @@ def _use_onednn(x: Tensor, weight: Tensor, groups: int) -> bool:
 
 def _conv2d_backend(x, weight, bias, stride, padding, dilation, groups) -> Tensor:
     """Empty inputs, then the checks of the backend PyTorch would use, then the numpy kernels."""
-    n, c, h, w = x.shape
-    kh, kw = weight.shape[2:]
+    n, c, h, w = x._shape
+    kh, kw = weight._shape[2:]
     ho = K.conv_out_size(h, kh, stride[0], 2 * padding[0], dilation[0])
     wo = K.conv_out_size(w, kw, stride[1], 2 * padding[1], dilation[1])
     if n == 0 or c == 0:
@@ -703,16 +704,66 @@ def _pad_circular(x: Tensor, pads) -> Tensor:
             raise RuntimeError("Padding value causes wrapping around more than once.")
         if size + b + a < 0:
             raise RuntimeError("Negative padding value is resulting in an empty dimension")
-    # the copies run on the output itself: a pad longer than the cropped core overlaps
-    for i in reversed(range(k)):
-        b, a = pairs[i]
-        size = x.shape[lead + i]
-        core = size - max(-b, 0) - max(-a, 0)
-        if core > 0 and (b > core or a > core):
-            raise RuntimeError(
-                "unsupported operation: some elements of the input tensor and the written-to "
-                "tensor refer to a single memory location. Please clone() the tensor before "
-                "performing the operation."
-            )
-    arr = K.pad(x._np(), pairs, "circular")
+    arr = _circular_like_aten(x._np(), pairs)
     return _adopt(arr, x.dtype)
+
+
+_OVERLAP_MSG = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
+    "a single memory location. Please clone() the tensor before performing the operation."
+)
+
+
+def _circular_like_aten(a: np.ndarray, pairs) -> np.ndarray:
+    """ATen's circular padding step by step: copy the (cropped) input into the middle, then fill
+    each padded dim (last dim first, left then right) by copying slices *of the output itself*.
+
+    When a pad is longer than the cropped input, source and destination overlap: ATen refuses
+    when both slices are dense (partial overlap), else copies forward, index by index (cells it
+    never wrote stay uninitialised in PyTorch; here they are 0).
+    """
+    k = len(pairs)
+    lead = a.ndim - k
+    shape = a.shape[:lead] + tuple(s + b + e for s, (b, e) in zip(a.shape[lead:], pairs))
+    out = np.zeros(shape, dtype=a.dtype)
+    src = [slice(None)] * lead + [
+        slice(max(-b, 0), s - max(-e, 0)) for s, (b, e) in zip(a.shape[lead:], pairs)
+    ]
+    dst = [slice(None)] * lead + [
+        slice(max(b, 0), n - max(e, 0)) for n, (b, e) in zip(shape[lead:], pairs)
+    ]
+    if out.size == 0:
+        return out
+    out[tuple(dst)] = a[tuple(src)]
+    for i in reversed(range(k)):
+        d = lead + i
+        b, e = pairs[i]
+        n = shape[d]
+        if b > 0:
+            _copy_along(out, d, (0, b), (n - b - max(e, 0), n - max(e, 0)))
+        if e > 0:
+            _copy_along(out, d, (n - e, n), (max(b, 0), max(b, 0) + e))
+    return out
+
+
+def _copy_along(out: np.ndarray, d: int, dst, src) -> None:
+    """``out[.., dst, ..] = out[.., src, ..]`` along dim ``d`` with ATen's overlap rules."""
+    (d0, d1), (s0, s1) = dst, src
+    s0c, s1c = max(s0, 0), max(s1, 0)
+    if s1c - s0c != d1 - d0:
+        s0c = s1c - (d1 - d0)
+    full = out.shape[d]
+    dense = all(s <= 1 for s in out.shape[:d])
+
+    def is_dense(lo, hi):
+        return dense or (lo == 0 and hi == full)
+
+    if (d0, d1) != (s0c, s1c) and is_dense(d0, d1) and is_dense(s0c, s1c):
+        if max(d0, s0c) < min(d1, s1c):  # the memory ranges intersect
+            raise RuntimeError(_OVERLAP_MSG)
+    index = [slice(None)] * out.ndim
+    for j in range(d1 - d0):  # forward, one index at a time (what a strided copy does)
+        index[d] = d0 + j
+        dst_i = tuple(index)
+        index[d] = s0c + j
+        out[dst_i] = out[tuple(index)]

@@ -1,9 +1,10 @@
 """Benchmark: tensorlab conv2d forward against torch 2.13 (2 threads) and a plain numpy im2col.
 
-Run: ``python tests/benchmarks/bench_conv.py [--rounds 15] [--case NAME]``.
+Run: ``python tests/benchmarks/bench_conv.py [--rounds 15] [--budget 4] [--case NAME]``.
 
 All three implementations run on the same float32 arrays, interleaved round by round (so that a
-busy machine slows them alike); each is timed by its best round. Printed ratios are
+busy machine slows them alike) for at least ``--rounds`` rounds and ``--budget`` seconds per case;
+each is timed by its best round (the median ratio is printed too). Printed ratios are
 tensorlab/torch and tensorlab/numpy-im2col (below 1: tensorlab is faster), with their geometric
 means. Target: geometric mean tensorlab/torch <= 2.0, no case above 4.
 """
@@ -68,7 +69,7 @@ def numpy_im2col(x: np.ndarray, w: np.ndarray, stride=1, padding=0, dilation=1, 
     return np.concatenate(outs, axis=1)
 
 
-def bench_case(torch, name, xs, ws, kw, rounds):
+def bench_case(torch, name, xs, ws, kw, rounds, budget):
     rng = np.random.default_rng(0)
     x = rng.standard_normal(xs).astype(np.float32)
     w = (rng.standard_normal(ws) / math.sqrt(np.prod(ws[1:]))).astype(np.float32)
@@ -89,11 +90,16 @@ def bench_case(torch, name, xs, ws, kw, rounds):
     np.testing.assert_allclose(fns["tensorlab"]()._np(), ref, rtol=1e-3, atol=1e-3)
     np.testing.assert_allclose(fns["numpy"](), ref, rtol=1e-3, atol=1e-3)
     times = {k: [] for k in fns}
-    for _ in range(rounds):
+    start = time.perf_counter()
+    done = 0
+    # at least `rounds` rounds, and more while under the time budget (a busy machine needs more
+    # rounds before each implementation gets an undisturbed one)
+    while done < rounds or (time.perf_counter() - start < budget and done < 20 * rounds):
         for k, f in fns.items():
             t0 = time.perf_counter()
             f()
             times[k].append(time.perf_counter() - t0)
+        done += 1
     best = {k: min(v) for k, v in times.items()}
     med = {k: statistics.median(v) for k, v in times.items()}
     s, d, g = kw.get("stride", 1), kw.get("dilation", 1), kw.get("groups", 1)
@@ -103,14 +109,15 @@ def bench_case(torch, name, xs, ws, kw, rounds):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--rounds", type=int, default=15, help="minimum rounds per case")
+    ap.add_argument("--budget", type=float, default=4.0, help="seconds per case (more rounds)")
     ap.add_argument("--case", action="append", help="only cases whose name contains this")
     args = ap.parse_args(argv)
     import torch
 
     torch.set_num_threads(2)
     print(
-        f"torch {torch.__version__} ({torch.get_num_threads()} threads), numpy {np.__version__}, best of {args.rounds} rounds"
+        f"torch {torch.__version__} ({torch.get_num_threads()} threads), numpy {np.__version__}, best of >= {args.rounds} rounds and {args.budget:g} s per case"
     )
     head = f"{'case':<15} {'strategy':<10} {'torch ms':>9} {'tl ms':>9} {'numpy ms':>9} {'tl/torch':>9} {'tl/numpy':>9} {'(median tl/torch)':>18}"
     print(head)
@@ -119,7 +126,7 @@ def main(argv=None) -> int:
     for name, xs, ws, kw in CASES:
         if args.case and not any(c in name for c in args.case):
             continue
-        best, med, strategy = bench_case(torch, name, xs, ws, kw, args.rounds)
+        best, med, strategy = bench_case(torch, name, xs, ws, kw, args.rounds, args.budget)
         a, b = best["tensorlab"] / best["torch"], best["tensorlab"] / best["numpy"]
         r_torch.append(a)
         r_numpy.append(b)
