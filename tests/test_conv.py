@@ -844,3 +844,15 @@ def test_circular_pad_longer_than_cropped_input(torch, shape, pads):
         F.pad(tl_from(x), pads, mode="circular"),
         torch.nn.functional.pad(torch.from_numpy(x), pads, mode="circular"),
     )
+
+
+@pytest.mark.parametrize("strategy", ["flat-cols", "flat-taps", "im2col"])
+def test_batch_chunks(torch, monkeypatch, strategy):
+    """Tiny chunk budget: every kernel still covers every image (uneven chunks included)."""
+    monkeypatch.setattr(K, "CHUNK_BYTES", 3000)
+    rng = np.random.default_rng(5)
+    x, w = rng.standard_normal((7, 4, 9, 8)), rng.standard_normal((6, 2, 3, 2))
+    ours = K.conv2d(x, w, None, (1, 1), (1, 1, 0, 2), (2, 1), 2, strategy=strategy)
+    xt = torch.nn.functional.pad(torch.from_numpy(x), (0, 2, 1, 1))
+    ref = torch.nn.functional.conv2d(xt, torch.from_numpy(w), None, 1, 0, (2, 1), 2).numpy()
+    np.testing.assert_allclose(ours, ref, rtol=1e-10, atol=1e-10)

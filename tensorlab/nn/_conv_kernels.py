@@ -17,10 +17,11 @@ Convolution strategies (all vectorised; :func:`choose_strategy` picks one per ca
                    at once, then add the ``kH*kW`` shifted contiguous slices of the products.
 * ``"im2col"``     the textbook way: copy one group's windows (a strided view) into a matrix.
 
-A stride ``s > 1`` (without dilation) is first turned into a stride-1 convolution: the input is
-split into its ``s*s`` phase images (``x[..., i::s, j::s]``) which become extra input channels,
-and the kernel into the matching sub-kernels. A 3x3 stride-2 convolution is thus a 2x2 stride-1
-convolution of 4x more channels, which the stride-1 kernels above handle with contiguous copies.
+The ``flat-*`` kernels need stride 1; asked for a stride ``s > 1`` (without dilation) they first
+turn it into a stride-1 convolution (:func:`phase_split`): the ``s*s`` phase images
+``x[..., i::s, j::s]`` become extra input channels and the kernel is cut into matching sub-kernels
+(a 3x3 stride-2 convolution is a 2x2 stride-1 convolution of 4x more channels). On the benchmark
+suite the strided-view ``im2col`` is faster for strides, so that is the default.
 
 Memory: at most one group's windows (or tap products) exist at a time, and a batch is processed in
 chunks so that this temporary stays below :data:`CHUNK_BYTES`.
@@ -133,31 +134,20 @@ STRATEGIES = ("1x1", "toeplitz", "shift", "flat-cols", "flat-taps", "im2col")
 
 
 def choose_strategy(
-    c_in_g: int,
-    c_out_g: int,
-    kernel: tuple[int, int],
-    stride: tuple[int, int],
-    dilation: tuple[int, int] = (1, 1),
-    out_width: int = 1,
+    c_in_g: int, c_out_g: int, kernel: tuple[int, int], stride: tuple[int, int]
 ) -> str:
-    """Which kernel :func:`conv2d` uses for these sizes (see the module docstring).
+    """Which kernel :func:`conv2d` uses (``c_in_g``/``c_out_g``: channels per group).
 
-    ``c_in_g``/``c_out_g`` are channels per group. Strided convolutions without dilation are
-    judged after their phase split (more channels, a smaller kernel, stride 1).
+    Measured on the benchmark suite (``tests/benchmarks/bench_conv.py``): ``flat-cols`` for
+    stride 1 (depthwise included), ``flat-taps`` when a group has 4x fewer outputs than inputs,
+    the strided-view ``im2col`` for strides, a plain product for 1x1 kernels.
     """
     kh, kw = kernel
     if kh == 1 and kw == 1:
         return "1x1"
-    if c_in_g == 1:
-        return "toeplitz" if stride == (1, 1) and out_width <= 64 else "shift"
     if stride != (1, 1):
-        if dilation != (1, 1):
-            return "im2col"
-        sh, sw = stride
-        c_in_g, kernel = c_in_g * sh * sw, (-(-kh // sh), -(-kw // sw))
-        if kernel == (1, 1):
-            return "1x1"
-    if 2 * c_out_g <= c_in_g:
+        return "im2col"
+    if 4 * c_out_g <= c_in_g:
         return "flat-taps"
     return "flat-cols"
 
@@ -187,7 +177,7 @@ def conv2d(
     wo = conv_out_size(wd, kw, sw, pl + pr, dw)
     og = o // groups
     if strategy is None:
-        strategy = choose_strategy(cg, og, (kh, kw), (sh, sw), (dh, dw), wo)
+        strategy = choose_strategy(cg, og, (kh, kw), (sh, sw))
     out = np.empty((n, o, ho, wo), dtype=x.dtype)
     if out.size == 0:
         return out
@@ -262,8 +252,10 @@ def phase_split(xp: np.ndarray, w: np.ndarray, stride: tuple[int, int]):
 
 
 def _batch_chunk(n: int, bytes_per_item: int) -> int:
-    """How many batch items fit in :data:`CHUNK_BYTES` (at least one)."""
-    return max(1, min(n, CHUNK_BYTES // max(bytes_per_item, 1)))
+    """Batch items per chunk: at most :data:`CHUNK_BYTES` of temporaries, chunks of equal size."""
+    most = max(1, min(n, CHUNK_BYTES // max(bytes_per_item, 1)))
+    n_chunks = -(-n // most)
+    return -(-n // n_chunks)
 
 
 def _conv_1x1(x, w, stride, padding, groups, out):
@@ -313,20 +305,21 @@ def _conv_flat_cols(xp, w, dilation, groups, out):
     xf = xp.reshape(n, c, hp * wp)
     offsets = _tap_offsets(kh, kw, dilation, wp)
     chunk = _batch_chunk(n, k * grid * xp.itemsize)
-    buf = np.empty((cg, taps, chunk, grid), dtype=xp.dtype)
-    if grid > length:  # the discarded tail of the last row: keep it finite
-        buf[..., length:] = 0
+    bufs: dict[int, np.ndarray] = {}
     for g in range(groups):
         wg = w[g * og : (g + 1) * og].reshape(og, k)
         for n0 in range(0, n, chunk):
             n1 = min(n, n0 + chunk)
             nb = n1 - n0
-            cols = buf[:, :, :nb]
+            if nb not in bufs:  # one buffer per chunk size, reused by every group
+                bufs[nb] = np.empty((cg, taps, nb, grid), dtype=xp.dtype)
+                if grid > length:  # the discarded tail of the last row: keep it finite
+                    bufs[nb][..., length:] = 0
+            cols = bufs[nb]
             src = xf[n0:n1, g * cg : (g + 1) * cg].transpose(1, 0, 2)  # (cg, nb, Hp*Wp)
             for t, off in enumerate(offsets):
                 cols[:, t, :, :length] = src[:, :, off : off + length]
-            mat = cols.reshape(k, nb * grid) if nb == chunk else cols.copy().reshape(k, nb * grid)
-            res = (wg @ mat).reshape(og, nb, ho, wp)
+            res = (wg @ cols.reshape(k, nb * grid)).reshape(og, nb, ho, wp)
             out[n0:n1, g * og : (g + 1) * og] = res.transpose(1, 0, 2, 3)[..., :wo]
 
 

@@ -102,8 +102,8 @@ def bench_case(torch, name, xs, ws, kw, rounds, budget):
         done += 1
     best = {k: min(v) for k, v in times.items()}
     med = {k: statistics.median(v) for k, v in times.items()}
-    s, d, g = kw.get("stride", 1), kw.get("dilation", 1), kw.get("groups", 1)
-    strategy = K.choose_strategy(ws[1], ws[0] // g, ws[2:], (s, s), (d, d), ref.shape[3])
+    s, g = kw.get("stride", 1), kw.get("groups", 1)
+    strategy = K.choose_strategy(ws[1], ws[0] // g, ws[2:], (s, s))
     return best, med, strategy
 
 
