@@ -23,19 +23,31 @@ turn it into a stride-1 convolution (:func:`phase_split`): the ``s*s`` phase ima
 (a 3x3 stride-2 convolution is a 2x2 stride-1 convolution of 4x more channels). On the benchmark
 suite the strided-view ``im2col`` is faster for strides, so that is the default.
 
-Memory: at most one group's windows (or tap products) exist at a time, and a batch is processed in
-chunks so that this temporary stays below :data:`CHUNK_BYTES`.
+Memory: one group's windows (or tap products) at a time, for a chunk of the batch small enough that
+this temporary stays below :data:`CHUNK_BYTES`. Small convolutions split the batch between
+:data:`THREADS` threads, each with its share of that budget.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 #: upper bound (bytes) for the temporary matrix of one group and one chunk of the batch
 CHUNK_BYTES = 8 * 2**20
+
+#: worker threads for small convolutions (numpy releases the GIL while copying and multiplying);
+#: big ones are left to the BLAS threads. ``TENSORLAB_THREADS=1`` turns this off.
+THREADS = max(1, min(2, int(os.environ.get("TENSORLAB_THREADS", os.cpu_count() or 1))))
+
+#: below this many multiply-adds a convolution is split over the batch between :data:`THREADS`
+THREAD_MACS = 64 * 2**20
+
+_pool: ThreadPoolExecutor | None = None
 
 PAD_MODES = ("constant", "reflect", "replicate", "circular")
 
@@ -181,6 +193,44 @@ def conv2d(
     out = np.empty((n, o, ho, wo), dtype=x.dtype)
     if out.size == 0:
         return out
+    macs = out.size * cg * kh * kw
+    if THREADS > 1 and n >= 2 and macs < THREAD_MACS and strategy != "1x1":
+        _split_batch(x, w, stride, padding, dilation, groups, strategy, out)
+    else:
+        _conv_into(x, w, stride, padding, dilation, groups, strategy, out)
+    if b is not None:
+        out += b.reshape(1, o, 1, 1)
+    return out
+
+
+def _split_batch(x, w, stride, padding, dilation, groups, strategy, out):
+    """Run the images in :data:`THREADS` slices at once. Each slice gets its share of the chunk
+    budget: the windows in flight (each thread holds part of one group's) stay within it."""
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="tensorlab-conv")
+    n = x.shape[0]
+    bounds = [n * i // THREADS for i in range(THREADS + 1)]
+    parts = [(bounds[i], bounds[i + 1]) for i in range(THREADS) if bounds[i] < bounds[i + 1]]
+
+    def work(lo, hi):
+        _conv_into(x[lo:hi], w, stride, padding, dilation, groups, strategy, out[lo:hi], len(parts))
+
+    futures = [_pool.submit(work, lo, hi) for lo, hi in parts[1:]]
+    work(*parts[0])
+    for f in futures:
+        f.result()
+
+
+def _conv_into(x, w, stride, padding, dilation, groups, strategy, out, share: int = 1):
+    """The convolution of ``x`` into ``out`` (no bias) with one strategy; ``share`` divides the
+    chunk budget (threads running side by side)."""
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    sh, sw = stride
+    dh, dw = dilation
+    pt, pb, pl, pr = padding
+    ho, wo = out.shape[2:]
     if strategy == "1x1" and (kh, kw) == (1, 1):
         _conv_1x1(x, w, stride, padding, groups, out)
     else:
@@ -194,11 +244,11 @@ def conv2d(
             else:
                 _conv_shift(xp, w, stride, dilation, out)
         elif strategy == "im2col":
-            _conv_im2col(xp, w, stride, dilation, groups, out)
+            _conv_im2col(xp, w, stride, dilation, groups, out, share)
         else:
             if stride != (1, 1):
                 if dilation != (1, 1):
-                    _conv_im2col(xp, w, stride, dilation, groups, out)
+                    _conv_im2col(xp, w, stride, dilation, groups, out, share)
                     strategy = "done"
                 else:
                     xp, w = phase_split(xp, w, stride)
@@ -206,12 +256,9 @@ def conv2d(
                         _conv_1x1(xp, w, (1, 1), (0, 0, 0, 0), groups, out)
                         strategy = "done"
             if strategy == "flat-taps":
-                _conv_flat_taps(xp, w, dilation, groups, out)
+                _conv_flat_taps(xp, w, dilation, groups, out, share)
             elif strategy != "done":
-                _conv_flat_cols(xp, w, dilation, groups, out)
-    if b is not None:
-        out += b.reshape(1, o, 1, 1)
-    return out
+                _conv_flat_cols(xp, w, dilation, groups, out, share)
 
 
 def _pad_crop(x: np.ndarray, pt: int, pl: int, need_h: int, need_w: int) -> np.ndarray:
@@ -251,9 +298,9 @@ def phase_split(xp: np.ndarray, w: np.ndarray, stride: tuple[int, int]):
     return xq.reshape(n, c * sh * sw, hq, wq), wq_.reshape(o, cg * sh * sw, ka, kb)
 
 
-def _batch_chunk(n: int, bytes_per_item: int) -> int:
-    """Batch items per chunk: at most :data:`CHUNK_BYTES` of temporaries, chunks of equal size."""
-    most = max(1, min(n, CHUNK_BYTES // max(bytes_per_item, 1)))
+def _batch_chunk(n: int, bytes_per_item: int, share: int = 1) -> int:
+    """Batch items per chunk: at most ``CHUNK_BYTES / share`` of temporaries, equal chunks."""
+    most = max(1, min(n, CHUNK_BYTES // share // max(bytes_per_item, 1)))
     n_chunks = -(-n // most)
     return -(-n // n_chunks)
 
@@ -285,7 +332,7 @@ def _tap_offsets(kh, kw, dilation, wp):
     return [a * dilation[0] * wp + b * dilation[1] for a in range(kh) for b in range(kw)]
 
 
-def _conv_flat_cols(xp, w, dilation, groups, out):
+def _conv_flat_cols(xp, w, dilation, groups, out, share=1):
     """Stride 1: im2col from contiguous slices of the flattened padded image, then a product.
 
     Output ``(i, j)`` reads tap ``(a, b)`` at flat index ``(i + a*dh)*Wp + j + b*dw``: for one tap,
@@ -304,7 +351,7 @@ def _conv_flat_cols(xp, w, dilation, groups, out):
     k = cg * taps
     xf = xp.reshape(n, c, hp * wp)
     offsets = _tap_offsets(kh, kw, dilation, wp)
-    chunk = _batch_chunk(n, k * grid * xp.itemsize)
+    chunk = _batch_chunk(n, k * grid * xp.itemsize, share)
     bufs: dict[int, np.ndarray] = {}
     for g in range(groups):
         wg = w[g * og : (g + 1) * og].reshape(og, k)
@@ -323,7 +370,7 @@ def _conv_flat_cols(xp, w, dilation, groups, out):
             out[n0:n1, g * og : (g + 1) * og] = res.transpose(1, 0, 2, 3)[..., :wo]
 
 
-def _conv_flat_taps(xp, w, dilation, groups, out):
+def _conv_flat_taps(xp, w, dilation, groups, out, share=1):
     """Stride 1: products of all taps with the flattened padded image, then shifted adds.
 
     ``Y[t] = W[:, :, t] @ X`` for all taps in one product; ``out = sum_t Y[t][off_t : off_t + L]``
@@ -338,7 +385,7 @@ def _conv_flat_taps(xp, w, dilation, groups, out):
     offsets = _tap_offsets(kh, kw, dilation, wp)
     length = (ho - 1) * wp + wo
     xf = xp.reshape(n, c, hp * wp)
-    chunk = _batch_chunk(n, taps * og * hp * wp * xp.itemsize)
+    chunk = _batch_chunk(n, taps * og * hp * wp * xp.itemsize, share)
     for g in range(groups):
         # (T*og, cg): row t*og + k is weight[g*og + k, :, a, b]
         wt = w[g * og : (g + 1) * og].transpose(2, 3, 0, 1).reshape(taps * og, cg)
@@ -369,7 +416,7 @@ def _windows(xp, kernel, stride, dilation, out_hw):
     )
 
 
-def _conv_im2col(xp, w, stride, dilation, groups, out):
+def _conv_im2col(xp, w, stride, dilation, groups, out, share=1):
     """Copy one group's windows into a (C/g*kH*kW, images*Ho*Wo) matrix, multiply by weights."""
     n = xp.shape[0]
     o, cg, kh, kw = w.shape
@@ -378,7 +425,7 @@ def _conv_im2col(xp, w, stride, dilation, groups, out):
     p = ho * wo
     k = cg * kh * kw
     win = _windows(xp, (kh, kw), stride, dilation, (ho, wo))
-    chunk = _batch_chunk(n, k * p * xp.itemsize)
+    chunk = _batch_chunk(n, k * p * xp.itemsize, share)
     for g in range(groups):
         wg = w[g * og : (g + 1) * og].reshape(og, k)
         for n0 in range(0, n, chunk):
