@@ -823,3 +823,362 @@ def test_memory_layout_places_every_cell_once():
             cells.add(xy)
     assert cell_rc((3, 4), 7) == (1, 3)
     MemoryScene().update(m)  # draws without error
+
+
+# ---------------------------------------------------------------------------------- layout
+# Lesson authors saw figures cut by savefig(bbox_inches="tight") (Jupyter's inline backend): the
+# fast text artists reported no window extent, so the tight box missed them, and some content
+# sat outside the figure. They also saw the conv figure's code line drawn over the output panel.
+
+
+def _ink(fig):
+    """Display box (pixels, y up) of every pixel drawn darker than the white background."""
+    from matplotlib.transforms import Bbox
+
+    fig.canvas.draw()
+    a = np.asarray(fig.canvas.buffer_rgba())[..., :3].min(axis=2) < 250
+    rows, cols = np.nonzero(a)
+    H = a.shape[0]
+    return Bbox.from_extents(cols.min(), H - rows.max() - 1, cols.max() + 1, H - rows.min())
+
+
+def _inside(inner, outer, tol=1.0) -> bool:
+    return (
+        inner.x0 >= outer.x0 - tol
+        and inner.y0 >= outer.y0 - tol
+        and inner.x1 <= outer.x1 + tol
+        and inner.y1 <= outer.y1 + tol
+    )
+
+
+def _overlap(a, b, tol=0.5) -> bool:
+    """Whether two boxes share more than a ``tol``-pixel sliver."""
+    return min(a.x1, b.x1) - max(a.x0, b.x0) > tol and min(a.y1, b.y1) - max(a.y0, b.y0) > tol
+
+
+def _drawn(fig, renderer):
+    """(artist, window extent) of every visible artist that puts something on the canvas."""
+    from matplotlib.axis import Axis
+    from matplotlib.spines import Spine
+    from matplotlib.text import Text
+
+    candidates = [a for a in (*fig.texts, *fig.artists) if a.get_visible()]
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        for c in ax.get_children():
+            if isinstance(c, (Axis, Spine)) or c is ax.patch or not c.get_visible():
+                continue
+            if isinstance(c, Text) and not c.get_text():
+                continue
+            if hasattr(c, "get_xydata") and len(c.get_xydata()) == 0:  # an empty Line2D
+                continue
+            candidates.append(c)
+    out = []
+    for a in candidates:
+        b = _box_of(a, renderer)
+        if np.all(np.isfinite(b.get_points())) and (b.width > 0 or b.height > 0):
+            out.append((a, b))
+    return out
+
+
+def _box_of(a, renderer):
+    """Display box of an artist: its window extent, except for grids and collections, whose
+    boxes are worked out here from their data (collections report no extent of their own)."""
+    from matplotlib.collections import Collection
+    from matplotlib.transforms import Bbox
+
+    if isinstance(a, _draw.CellGrid):
+        left, right, top, bottom = a.extent()
+        pts = a.axes.transData.transform([(left, top), (right, bottom)])
+    elif isinstance(a, Collection) and len(a.get_offsets()) == 0:
+        lim = a.get_datalim(a.axes.transData)
+        if not np.all(np.isfinite(lim.get_points())):
+            return Bbox.null()
+        pts = a.axes.transData.transform(lim.get_points())
+    else:
+        return a.get_window_extent(renderer)
+    return Bbox.from_extents(*pts.min(axis=0), *pts.max(axis=0))
+
+
+def _label_boxes(labels, renderer):
+    """The box matplotlib's own ``Text`` gives each label of a CellLabels artist (as drawn)."""
+    from matplotlib.text import Text
+
+    fig, tr = labels.figure, labels.get_transform()
+    boxes = []
+    for (x, y), s in zip(tr.transform(labels.positions), labels.texts):
+        t = Text(x, y, s, ha=labels.ha, va="center", fontsize=labels.drawn_size or labels.size)
+        t.set_fontweight(labels.weight)
+        t.set_figure(fig)
+        boxes.append(t.get_window_extent(renderer))
+    return boxes
+
+
+def layout_problems(fig, *, cropped: bool) -> list[str]:
+    """Everything wrong with where things are drawn (an empty list when all is well).
+
+    - every visible artist's window extent lies inside the figure (a plain ``savefig`` shows
+      it all);
+    - every inked pixel lies inside ``get_tightbbox`` (``bbox_inches="tight"`` cuts nothing);
+    - no text line or title covers a panel (the union of an axes' drawn, non-text artists) or
+      another text; in the memory figure, no step title or info line covers a cell or another
+      title;
+    - ``cropped`` (the one-shot figures): no margin wider than 20 px around the ink.
+    """
+    from matplotlib.text import Text
+    from matplotlib.transforms import Bbox
+
+    ink = _ink(fig)
+    renderer = fig.canvas.get_renderer()
+    drawn = _drawn(fig, renderer)
+    problems = []
+    for a, b in drawn:
+        if not _inside(b, fig.bbox):
+            problems.append(f"outside the figure: {a} {b.bounds}")
+    tight = Bbox(fig.get_tightbbox(renderer).get_points() * fig.dpi)
+    if not _inside(ink, tight):
+        problems.append(f"ink {ink.extents} outside the tight bbox {tight.extents}")
+    texts = [(a, b) for a, b in drawn if isinstance(a, Text) and a.get_bbox_patch() is None]
+    panels = []
+    for ax in fig.axes:
+        parts = [
+            b for a, b in drawn if a.axes is ax and not isinstance(a, (Text, _draw.CellLabels))
+        ]
+        if parts:
+            panels.append(Bbox.union(parts))
+    for a, b in texts:
+        problems += [f"{a.get_text()!r} covers a panel" for p in panels if _overlap(b, p)]
+    for i, (a, b) in enumerate(texts):
+        for c, d in texts[i + 1 :]:
+            if _overlap(b, d):
+                problems.append(f"{a.get_text()!r} covers {c.get_text()!r}")
+    scene = getattr(fig, "_tensorlab_scene", None)
+    if isinstance(scene, MemoryScene):
+        tr = scene.ax.transData
+        cells = [
+            Bbox(tr.transform([(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)])) for x, y in scene.faces
+        ]
+        cells = [Bbox.from_extents(*c.min, *c.max) for c in cells]
+        titles = _label_boxes(scene.titles, renderer) + _label_boxes(scene.infos, renderer)
+        for i, t in enumerate(titles):
+            problems += [f"a title covers a cell at {c.bounds}" for c in cells if _overlap(t, c)]
+            problems += [
+                f"two titles overlap at {t.bounds}" for u in titles[i + 1 :] if _overlap(t, u)
+            ]
+    if cropped:
+        margins = (ink.x0, fig.bbox.x1 - ink.x1, ink.y0, fig.bbox.y1 - ink.y1)
+        if max(margins) > 20:
+            problems.append(f"empty margins (left, right, bottom, top) {margins} px")
+    return problems
+
+
+def _conv(*args, **kw):
+    def make():
+        needs_functional()
+        return viz.conv_figure(*args, **kw)
+
+    return make
+
+
+LAYOUT_CASES = {
+    "conv lecture": _conv(
+        viz.image_preset("step (lecture)"),
+        viz.kernel_preset("edge [-1, 0, 1] (lecture)"),
+        padding=1,
+        padding_mode="reflect",
+        position=(2, 3),
+    ),
+    "conv photo, flipped, strided": _conv(
+        viz.image_preset("photo (Grace Hopper)"),
+        viz.kernel_preset("box blur"),
+        padding=2,
+        padding_mode="circular",
+        stride=2,
+        dilation=2,
+        operation="convolution",
+    ),
+    "conv 1x1": _conv(np.ones((1, 1)), np.ones((1, 1))),
+    "conv wide": _conv(np.arange(60.0).reshape(3, 20), np.ones((1, 3)) / 3),
+    "conv tall, big numbers": _conv(np.arange(60.0).reshape(20, 3), np.full((3, 1), 1234.5678)),
+    "conv 5x7 kernel": _conv(
+        np.arange(100.0).reshape(10, 10) / 7, np.linspace(-1, 1, 35).reshape(5, 7), padding=4
+    ),
+    "groups lecture": lambda: viz.groups_figure(16, 64, 4),
+    "groups small": lambda: viz.groups_figure(4, 4, 2),
+    "groups illegal": lambda: viz.groups_figure(6, 4, 4),
+    "groups 64x64 7x7": lambda: viz.groups_figure(64, 64, 1, 7),
+    "groups depthwise": lambda: viz.groups_figure(64, 128, 64, (3, 5)),
+    "groups 1x1": lambda: viz.groups_figure(1, 1, 1, 1),
+    "axes lecture": lambda: viz.axes_figure((16, 16), "unsqueeze", 0),
+    "axes 6-d": lambda: viz.axes_figure((2, 3, 4, 5, 6, 7), "unsqueeze", 6),
+    "axes squeeze()": lambda: viz.axes_figure((1, 2, 1, 3, 1, 4), "squeeze()", None),
+    "axes big strides": lambda: viz.axes_figure((100, 200, 300), "unsqueeze", -1),
+    "axes error": lambda: viz.axes_figure((2, 3), "unsqueeze", 7),
+    "axes 0-d": lambda: viz.axes_figure((), "unsqueeze", 0),
+    "memory .T (reported)": lambda: viz.memory_figure(chain=".T", shape=(2, 5)),
+    "memory lecture, failing view": lambda: viz.memory_figure(chain="x.T\n.view(-1)"),
+    "memory long chain": lambda: viz.memory_figure(
+        chain="x.T\n.contiguous()\n.view(-1)\n.view(5, 2)\n[1:, ::2]\n.unsqueeze(0)\n.expand(3, 3, 1)"
+    ),
+    "memory 6x8": lambda: viz.memory_figure(chain=".T\n.reshape(-1)", shape=(6, 8)),
+    "memory 3-d": lambda: viz.memory_figure(
+        chain="x.permute(2, 0, 1)\n.contiguous()", shape=(2, 3, 4)
+    ),
+    "memory 160 tall": lambda: viz.memory_figure(
+        chain="x.expand(160, 1)\n.contiguous()", shape=(1, 1)
+    ),
+    "memory 160 long": lambda: viz.memory_figure(
+        chain="x.expand(160)\n.contiguous()\n.view(16, 10)", shape=(1,)
+    ),
+    "memory index copy, write": lambda: viz.memory_figure(
+        chain="x[tensor([0, 2])]", shape=(3, 4), writes=[(1, 2, 99)]
+    ),
+    "memory 1-d": lambda: viz.memory_figure(chain="", shape=(3,)),
+}
+
+
+@pytest.mark.parametrize("name", list(LAYOUT_CASES))
+def test_figures_show_everything_with_and_without_a_tight_bbox(name):
+    fig = LAYOUT_CASES[name]()
+    assert layout_problems(fig, cropped=True) == []
+    # what the inline backend shows is what a plain savefig shows: nothing cut, nothing added
+    fig.savefig(io.BytesIO(), format="png", bbox_inches="tight")
+    assert layout_problems(fig, cropped=True) == []
+
+
+def test_conv_code_line_is_clear_of_the_output_panel():
+    needs_functional()
+    for op in ("cross-correlation", "convolution"):
+        fig = viz.conv_figure(np.ones((12, 12)), np.ones((3, 3)), padding=1, operation=op)
+        sc = scene_of(fig)
+        fig.canvas.draw()
+        code = sc.code_text.artist.get_window_extent(fig.canvas.get_renderer())
+        assert "F.conv2d" in sc.code_text.get() and code.width > 100
+        for grid in (sc.im_out, sc.im_p, sc.im_k, sc.im_in):
+            assert not _overlap(code, _box_of(grid, None)), op
+
+
+def _scene_cases():
+    """The explorers' scenes keep their figure's size: content must fit it for every model."""
+    from tensorlab.viz import AxesScene, ConvScene, GroupsScene
+
+    yield (
+        "groups",
+        GroupsScene,
+        [viz.groups_model(*a) for a in [(16, 64, 4), (6, 4, 4), (64, 64, 1, 7)]],
+    )
+    yield (
+        "axes",
+        AxesScene,
+        [viz.axes_model(*a) for a in [((16, 16), "unsqueeze", 0), ((2, 3), "unsqueeze", 7)]],
+    )
+    yield (
+        "memory",
+        MemoryScene,
+        [
+            viz.memory_model(chain=c, shape=s)
+            for c, s in [
+                (".T", (2, 5)),
+                ("x.T\n.view(-1)", (2, 5)),
+                (".T\n.contiguous()\n.view(-1)\n.unsqueeze(0)\n.view(5, 2)\n[::2]\n.T", (2, 5)),
+            ]
+        ],
+    )
+    yield "conv", ConvScene, None
+
+
+@pytest.mark.parametrize(
+    "name, cls, models", list(_scene_cases()), ids=lambda v: v if isinstance(v, str) else ""
+)
+def test_scenes_fit_their_fixed_figure_through_updates(name, cls, models):
+    if models is None:
+        needs_functional()
+        models = [
+            viz.conv_model(np.ones((h, w)), np.ones((k, k)), padding=p)
+            for h, w, k, p in [(8, 8, 3, 1), (30, 30, 7, 4), (2, 24, 1, 0)]
+        ]
+    scene = cls()
+    size = tuple(scene.figure.get_size_inches())
+    scene.figure._tensorlab_scene = scene
+    for m in models:
+        scene.update(m)
+        assert tuple(scene.figure.get_size_inches()) == size
+        assert layout_problems(scene.figure, cropped=False) == [], m.describe()
+
+
+@settings(max_examples=12)
+@given(
+    h=st.integers(1, 30),
+    w=st.integers(1, 30),
+    kh=st.integers(1, 7),
+    kw=st.integers(1, 7),
+    p=st.integers(0, 4),
+    s=st.integers(1, 3),
+    d=st.integers(1, 3),
+    conv=st.booleans(),
+)
+def test_conv_figure_layout_for_any_shape(h, w, kh, kw, p, s, d, conv):
+    needs_functional()
+    rng = np.random.default_rng(h * 31 + w)
+    try:
+        fig = viz.conv_figure(
+            rng.normal(size=(h, w)),
+            rng.normal(size=(kh, kw)),
+            padding=p,
+            stride=s,
+            dilation=d,
+            operation="convolution" if conv else "cross-correlation",
+        )
+    except (ValueError, RuntimeError):
+        return  # the kernel does not fit: an error, no figure
+    assert layout_problems(fig, cropped=True) == []
+
+
+@pytest.mark.filterwarnings("ignore:The use of `x.T` on tensors")  # .T of 1-d / 3-d: torch's
+@settings(max_examples=12)
+@given(
+    shape=st.lists(st.integers(1, 5), min_size=1, max_size=3),
+    ops=st.lists(
+        st.sampled_from(
+            [
+                ".T",
+                ".contiguous()",
+                ".view(-1)",
+                "[::2]",
+                ".unsqueeze(0)",
+                ".flip(0)",
+                ".reshape(-1, 1)",
+            ]
+        ),
+        max_size=5,
+    ),
+    selected=st.integers(0, 5),
+)
+def test_memory_figure_layout_for_any_shape_and_chain(shape, ops, selected):
+    fig = viz.memory_figure(
+        chain="\n".join(ops), shape=tuple(shape), selected=selected % (len(ops) + 1)
+    )
+    assert layout_problems(fig, cropped=True) == []
+
+
+def test_fast_text_and_cell_labels_report_the_box_of_their_ink():
+    """Tight bounding boxes and these layout tests rely on the extents the fast artists report."""
+    for ha in ("left", "center", "right"):
+        for va in ("top", "center", "bottom", "baseline"):
+            fig = _draw.new_figure(4, 1.5)
+            t = _draw.fig_text(fig, 0.5, 0.5, "W_out = ⌊(8 + 2)⌋\nqy·p", ha=ha, va=va, fontsize=11)
+            ink = _ink(fig)
+            box = t.get_window_extent(fig.canvas.get_renderer())
+            assert _inside(ink, box) and _inside(box, ink, tol=2), (ha, va, ink, box)
+    for ha in ("left", "center", "right"):
+        fig = _draw.new_figure(3, 2)
+        ax = fig.add_axes((0.1, 0.1, 0.8, 0.8))
+        ax.set_axis_off()
+        ax.set_xlim(0, 4)
+        ax.set_ylim(0, 3)
+        lab = _draw.CellLabels(ax, size=9, cell=None, ha=ha)
+        lab.set_labels([0.5, 2.0, 3.5], [0.5, 1.5, 2.5], ["-1", "@12", "qp"])
+        ink = _ink(fig)
+        box = lab.get_window_extent(fig.canvas.get_renderer())
+        assert _inside(ink, box) and _inside(box, ink, tol=2), (ha, ink, box)

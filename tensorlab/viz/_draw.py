@@ -211,6 +211,33 @@ def _stamp_all(renderer, stamps, alpha: float = 1.0) -> None:
     gc.restore()
 
 
+class _Metric:
+    """What stamp placement needs from a renderer: its dpi and canvas height (any backend)."""
+
+    def __init__(self, renderer, fig):
+        self.dpi = float(getattr(renderer, "dpi", None) or fig.dpi)
+        self.height = int(getattr(renderer, "height", None) or fig.bbox.height)
+
+
+def _renderer_of(artist: Artist, renderer=None):
+    """``renderer``, or the figure's own when none is given (as ``Text.get_window_extent`` does)."""
+    if renderer is not None:
+        return renderer
+    fig = artist.get_figure(root=True)
+    return fig._get_renderer()
+
+
+def stamps_extent(stamps, H: int) -> Bbox:
+    """The display box (pixels, y up) covering (top, left, mask, ...) stamps; null if none."""
+    if not stamps:
+        return Bbox.null()
+    top = min(s[0] for s in stamps)
+    left = min(s[1] for s in stamps)
+    bottom = max(s[0] + s[2].shape[0] for s in stamps)
+    right = max(s[1] + s[2].shape[1] for s in stamps)
+    return Bbox([[left, H - bottom], [right, H - top]])
+
+
 def _images_need_flip() -> bool:
     """Whether Agg's ``draw_image`` wants rows bottom-up (checked once on a 1x2 canvas)."""
     r = RendererAgg(1, 2, 72)
@@ -279,15 +306,19 @@ class CellLabels(Artist):
         self.set_labels([], [], [])
 
     def get_window_extent(self, renderer=None):
-        return Bbox.null()
+        """The box (display pixels) of the ink the labels put on the canvas; null if none."""
+        if not self.get_visible() or not self.texts:
+            return Bbox.null()
+        r = _Metric(_renderer_of(self, renderer), self.get_figure(root=True))
+        return stamps_extent(self._stamps(r), r.height)
 
     def draw(self, renderer) -> None:
         if not self.get_visible() or not self.texts:
             return
-        xy = self.get_transform().transform(self.positions)
         if isinstance(renderer, RendererAgg):
-            self._draw_agg(renderer, xy)
+            _stamp_all(renderer, self._stamps(renderer))
         else:
+            xy = self.get_transform().transform(self.positions)
             for (x, y), s, c in zip(xy, self.texts, self.colors):
                 t = Text(x, y, s, color=c, ha=self.ha, va="center", fontsize=self.size)
                 t.set_fontweight(self.weight)
@@ -313,13 +344,16 @@ class CellLabels(Artist):
             size -= 0.5
         return None
 
-    def _draw_agg(self, renderer, xy) -> None:
+    def _stamps(self, renderer) -> list:
+        """(top, left, mask, colour) of every label, in canvas pixels (y down), as Agg draws them."""
         size = self.drawn_size = self._fitting_size(renderer)
         if size is None:
-            return
+            return []
         key = _font_key(size, self.weight, self.family, renderer.dpi)
         cap = _metrics(*key)[0]
         H = int(renderer.height)
+        xy = self.get_transform().transform(self.positions)
+        shift_of = {"center": 0.5, "left": 0.0, "right": 1.0}[self.ha]
         stamps = []
         for (x, y), s, c in zip(xy, self.texts, self.colors):
             if not s or not (np.isfinite(x) and np.isfinite(y)):
@@ -328,9 +362,8 @@ class CellLabels(Artist):
             if mask.size == 0:
                 continue
             baseline = (H - y) + cap / 2.0
-            shift = {"center": adv / 2.0, "left": 0.0, "right": adv}[self.ha]
-            stamps.append((int(round(baseline + dy)), int(round(x - shift)) + dx, mask, c))
-        _stamp_all(renderer, stamps)
+            stamps.append((int(round(baseline + dy)), int(round(x - shift_of * adv)) + dx, mask, c))
+        return stamps
 
 
 class FastText(Text):
@@ -350,16 +383,9 @@ class FastText(Text):
             and not self.get_wrap()
         )
 
-    def draw(self, renderer) -> None:
-        if renderer is not None:
-            self._renderer = renderer
-        if not self.get_visible() or not self.get_text():
-            return
-        if not self._fast_ok(renderer):
-            return super().draw(renderer)
-        prop = self.get_fontproperties()
-        family = prop.get_family()[0] if prop.get_family() else "sans-serif"
-        key = _font_key(prop.get_size_in_points(), prop.get_weight(), family, renderer.dpi)
+    def _stamps(self, renderer) -> list:
+        """(top, left, mask, colour) of every line, in canvas pixels (y down), as Agg draws them."""
+        key = _text_key(self, renderer.dpi)
         asc, desc, line_h = _metrics(*key)
         x, y = self.get_transform().transform(self.get_unitless_position())
         H = int(renderer.height)
@@ -390,14 +416,32 @@ class FastText(Text):
             stamps.append(
                 (int(round(baseline + dy)), int(round(left_block + shift)) + dx, mask, color)
             )
+        return stamps
+
+    def get_window_extent(self, renderer=None, dpi=None):
+        """The box (display pixels) of the ink Agg stamps; ``Text``'s own box otherwise."""
+        if dpi is None and self.get_visible() and self.get_text():
+            r = _renderer_of(self, renderer)
+            if self._fast_ok(r):
+                return stamps_extent(self._stamps(r), int(r.height))
+        return super().get_window_extent(renderer, dpi)
+
+    def draw(self, renderer) -> None:
+        if renderer is not None:
+            self._renderer = renderer
+        if not self.get_visible() or not self.get_text():
+            return
+        if not self._fast_ok(renderer):
+            return super().draw(renderer)
         alpha = self.get_alpha()
-        _stamp_all(renderer, stamps, 1.0 if alpha is None else float(alpha))
+        _stamp_all(renderer, self._stamps(renderer), 1.0 if alpha is None else float(alpha))
         self.stale = False
 
 
 def fig_text(fig: Figure, x: float, y: float, s: str = "", **kw) -> FastText:
     """A :class:`FastText` in figure coordinates (0..1)."""
     t = FastText(x, y, s, transform=fig.transFigure, **kw)
+    t.base_size = t.get_fontsize()
     fig.add_artist(t)
     return t
 
@@ -405,25 +449,195 @@ def fig_text(fig: Figure, x: float, y: float, s: str = "", **kw) -> FastText:
 def ax_text(ax, x: float, y: float, s: str = "", *, data: bool = False, **kw) -> FastText:
     """A :class:`FastText` in axes coordinates (0..1), or data coordinates with ``data=True``."""
     t = FastText(x, y, s, transform=ax.transData if data else ax.transAxes, **kw)
+    t.base_size = t.get_fontsize()
     t.set_clip_on(False)
     ax.add_artist(t)
     return t
 
 
-class TextLine:
-    """A fixed ``Text`` in figure coordinates whose string and colour are replaced on update."""
+# ---------------------------------------------------------------------------------- layout
+def text_width(
+    s: str, size: float, weight="normal", family="DejaVu Sans", dpi: float = 90
+) -> float:
+    """Width in pixels of one line as the fast text artists lay it out (sum of glyph advances)."""
+    key = _font_key(size, weight, family, dpi)
+    return sum(_glyph(ch, *key)[3] for ch in s)
 
-    def __init__(self, fig: Figure, x: float, y: float, **kw):
+
+def _text_key(t: Text, dpi: float) -> tuple:
+    prop = t.get_fontproperties()
+    family = prop.get_family()[0] if prop.get_family() else "sans-serif"
+    return _font_key(prop.get_size_in_points(), prop.get_weight(), family, dpi)
+
+
+def block_size(t: Text, dpi: float) -> tuple[float, float]:
+    """(width, height) in pixels of a text's layout box (all lines; 0 x 0 when empty)."""
+    if not t.get_text():
+        return 0.0, 0.0
+    key = _text_key(t, dpi)
+    asc, desc, line_h = _metrics(*key)
+    lines = t.get_text().split("\n")
+    width = max(sum(_glyph(ch, *key)[3] for ch in line) for line in lines)
+    return width, asc + desc + line_h * (len(lines) - 1)
+
+
+def shrink_to_width(t: Text, max_width: float, dpi: float, min_scale: float = 0.75) -> None:
+    """Set ``t``'s font size back to its base size, then smaller (down to ``min_scale`` of it,
+    in half points) until its widest line is at most ``max_width`` pixels.
+
+    Widths scale with the size, so the size is computed from the width at the base size rather
+    than searched for: glyphs are rendered (once, then cached) only at the size that is used.
+    """
+    base = getattr(t, "base_size", None) or t.get_fontsize()
+    t.set_fontsize(base)
+    width = block_size(t, dpi)[0]
+    if width <= max_width:
+        return
+    lowest = base * min_scale
+    size = max(np.floor(2 * base * max_width / width) / 2, np.ceil(2 * lowest) / 2)
+    t.set_fontsize(size)
+    while block_size(t, dpi)[0] > max_width and size - 0.5 >= lowest:  # hinting rounds widths
+        size -= 0.5
+        t.set_fontsize(size)
+
+
+def wrap_to_width(text: str, key: tuple, max_width: float, max_lines: int | None = None) -> str:
+    """``text`` with line breaks added at spaces so each line is at most ``max_width`` pixels."""
+    out = []
+    for line in text.split("\n"):
+        cur, cur_w = "", 0.0
+        for word in line.split(" "):
+            piece = (" " if cur else "") + word
+            w = sum(_glyph(ch, *key)[3] for ch in piece)
+            if cur and cur_w + w > max_width:
+                out.append(cur)
+                cur, cur_w = word, sum(_glyph(ch, *key)[3] for ch in word)
+            else:
+                cur, cur_w = cur + piece, cur_w + w
+        out.append(cur)
+    if max_lines is not None and len(out) > max_lines:
+        out = out[:max_lines]
+        out[-1] += " …"
+    return "\n".join(out)
+
+
+class Page:
+    """A figure's pixel frame for layout: ``x`` from the left edge, ``y`` down from the top."""
+
+    def __init__(self, fig: Figure):
+        self.fig = fig
+        self.dpi = float(fig.dpi)
+        self.width, self.height = (float(v) for v in fig.bbox.size)
+
+    def place_axes(self, ax, left: float, top: float, width: float, height: float) -> None:
+        """Put ``ax``'s box at these pixels (a degenerate size is made one pixel)."""
+        W, H = self.width, self.height
+        width, height = max(width, 1.0), max(height, 1.0)
+        ax.set_position((left / W, 1.0 - (top + height) / H, width / W, height / H))
+
+    def place_data(self, ax, box, xlim, ylim, margin: float = 0.0) -> None:
+        """Show data ``xlim`` (left to right) and ``ylim`` (top to bottom) exactly in the pixel
+        ``box`` (left, top, width, height), the axes reaching ``margin`` pixels further on every
+        side, so lines drawn on the data's edges stay inside the axes (and its tight box)."""
+        left, top, width, height = box
+        width, height = max(width, 1.0), max(height, 1.0)
+        sx = (xlim[1] - xlim[0]) / width
+        sy = (ylim[1] - ylim[0]) / height
+        self.place_axes(ax, left - margin, top - margin, width + 2 * margin, height + 2 * margin)
+        ax.set_xlim(xlim[0] - margin * sx, xlim[1] + margin * sx)
+        ax.set_ylim(ylim[1] + margin * sy, ylim[0] - margin * sy)
+
+    def place_text(self, t: Text, x: float, y: float, ha: str = "left", va: str = "top") -> None:
+        """Anchor ``t`` (in figure coordinates) at pixel ``(x, y)`` with this alignment."""
+        t.set_transform(self.fig.transFigure)
+        t.set_position((x / self.width, 1.0 - y / self.height))
+        t.set_horizontalalignment(ha)
+        t.set_verticalalignment(va)
+
+    def size(self, t: Text) -> tuple[float, float]:
+        return block_size(t, self.dpi)
+
+    def fit_lines(self, lines, width: float, gap: float) -> float:
+        """Fit each ``TextLine`` to ``width`` pixels; returns their height stacked ``gap`` apart."""
+        total = 0.0
+        for line in lines:
+            line.fit(width, self.dpi)
+            if line.get():
+                total += self.size(line.artist)[1] + gap
+        return max(total - gap, 0.0)
+
+    def stack_down(self, lines, left: float, top: float, gap: float) -> float:
+        """Place fitted ``TextLine`` s one under the other from ``top``; returns the bottom y."""
+        y = top
+        for line in lines:
+            self.place_text(line.artist, left, y, "left", "top")
+            if line.get():
+                y += self.size(line.artist)[1] + gap
+        return y - gap
+
+
+def crop_to_content(fig: Figure, pad: float = 0.06) -> None:
+    """Shrink ``fig`` to its content's tight box plus ``pad`` inches, keeping every artist where
+    it is relative to the others (what ``savefig(bbox_inches="tight")`` does, made permanent)."""
+    renderer = fig.canvas.get_renderer()
+    bb = fig.get_tightbbox(renderer)  # inches
+    if bb is None or not np.all(np.isfinite(bb.extents)):
+        return
+    W, H = fig.get_size_inches()
+    x0, y0 = bb.x0 - pad, bb.y0 - pad
+    nw, nh = bb.width + 2 * pad, bb.height + 2 * pad
+    for ax in fig.axes:
+        p = ax.get_position(original=True)
+        ax.set_position(
+            ((p.x0 * W - x0) / nw, (p.y0 * H - y0) / nh, p.width * W / nw, p.height * H / nh)
+        )
+    placed = [*fig.texts, *fig.artists, *(c for ax in fig.axes for c in ax.get_children())]
+    for t in placed:
+        if isinstance(t, Text) and t.get_transform() is fig.transFigure:
+            x, y = t.get_position()
+            t.set_position(((x * W - x0) / nw, (y * H - y0) / nh))
+    fig.set_size_inches(nw, nh)
+
+
+class TextLine:
+    """A ``Text`` in figure coordinates whose string and colour are replaced on update.
+
+    ``get()`` is the string as set; what is drawn may be shrunk or wrapped by :meth:`fit`.
+    """
+
+    def __init__(self, fig: Figure, x: float = 0.0, y: float = 0.0, **kw):
         kw.setdefault("fontsize", 9)
         kw.setdefault("va", "top")
         self.artist = fig_text(fig, x, y, "", **kw)
+        self.text = ""
+        self.fitted: tuple | None = None  # the arguments of the last fit
 
     def set(self, s: str, color: str = "black") -> None:
+        self.text = s
         self.artist.set_text(s)
         self.artist.set_color(color)
 
     def get(self) -> str:
-        return self.artist.get_text()
+        return self.text
+
+    def refit(self) -> None:
+        """Fit the current string to the width of the last :meth:`fit` (if any)."""
+        if self.fitted is not None:
+            self.fit(*self.fitted)
+
+    def fit(self, max_width: float, dpi: float, max_lines: int = 8) -> None:
+        """Shrink the font a little (to 90 %) or, if that is not enough, wrap at spaces, to fit
+        ``max_width`` pixels."""
+        self.fitted = (max_width, dpi, max_lines)
+        self.artist.set_text(self.text)
+        if not self.text:
+            return
+        self.artist.set_fontsize(self.artist.base_size)
+        if block_size(self.artist, dpi)[0] * 0.9 <= max_width:
+            shrink_to_width(self.artist, max_width, dpi, min_scale=0.9)
+        else:  # shrinking would not do: wrap at the base size
+            key = _text_key(self.artist, dpi)
+            self.artist.set_text(wrap_to_width(self.text, key, max_width, max_lines))
 
 
 # ---------------------------------------------------------------------------------- grids
@@ -465,7 +679,12 @@ class CellGrid(Artist):
         return x0 - 0.5, x0 + w - 0.5, y0 - 0.5, y0 + h - 0.5
 
     def get_window_extent(self, renderer=None):
-        return Bbox.null()
+        """The display box (pixels) the cells cover; null when there are none."""
+        if self.rgba.size == 0:
+            return Bbox.null()
+        left, right, top, bottom = self.extent()
+        (x0, y0), (x1, y1) = self.get_transform().transform([(left, top), (right, bottom)])
+        return Bbox.from_extents(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
 
     def draw(self, renderer) -> None:
         if not self.get_visible() or self.rgba.size == 0:

@@ -18,11 +18,15 @@ from ._draw import (
     NEW_AXIS,
     REMOVED,
     CellLabels,
+    Page,
     TextLine,
     ax_text,
     bare_axes,
+    crop_to_content,
     new_figure,
     rect_outline,
+    shrink_to_width,
+    text_width,
 )
 
 AXIS_COLORS = (
@@ -36,7 +40,18 @@ AXIS_COLORS = (
     "#7f7f7f",
 )
 BOX_W, BOX_H, BOX_STEP = 1.7, 1.25, 2.0
-ROW_AFTER = 3.2
+ROW_AFTER = 2.7  # the row of boxes after the op; its title goes under it, clear of the links
+BOXES_TOP, BOXES_BOTTOM, BOXES_LEFT = -0.9, ROW_AFTER + BOX_H + 0.9, -0.3  # data limits
+LABEL_SIZE = 8.0
+
+# layout, in pixels at the figure's dpi
+PAD = 8.0  # empty border around everything
+GAP = 24.0  # between the boxes and the bracket pictures
+TITLE_GAP = 4.0
+TEXT_GAP = 7.0  # between lines of text under the panels
+UNIT_MAX = 40.0  # pixels per data unit of the boxes (a box is BOX_W units wide)
+BOXES_SHARE = 0.6  # the boxes (with their titles) take at most this share of the width
+NEST_UNIT_MAX = 32.0  # pixels per unit of the bracket pictures
 
 
 def axis_color(ident: int, new: bool = False) -> str:
@@ -49,13 +64,14 @@ class _NestPicture:
 
     def __init__(self, ax):
         self.ax = ax
-        bare_axes(ax)
+        bare_axes(ax, equal=False)  # place() gives the box the picture's exact aspect
         self.brackets = LineCollection([], linewidths=1.6)
         ax.add_collection(self.brackets)
         self.leaves = ax.scatter([], [], marker="s", c="#adb5bd", edgecolors="none")
         self.dots = CellLabels(ax, size=9, cell=None)
         self.title = ax_text(ax, 0.0, 1.02, va="bottom", ha="left", fontsize=9)
         self.layout = None
+        self.span = (4.4, 2.9)  # data width and height shown
 
     def update(self, shape, colors: list[str], widths: list[float], title: str) -> None:
         lay = self.layout = nest_layout(tuple(shape))
@@ -71,19 +87,32 @@ class _NestPicture:
         self.brackets.set_linewidths(lws)
         pts = np.array(lay.leaves, dtype=float).reshape(-1, 2)
         self.leaves.set_offsets(pts)
-        span = max(lay.width, lay.height * 1.6, 4.0)
-        self.ax.set_xlim(-0.2, span + 0.2)
-        self.ax.set_ylim(max(lay.height, span / 1.6) + 0.2, -0.2)
-        bbox = self.ax.get_position()
-        fig = self.ax.figure
-        px_per_unit = bbox.width * fig.get_figwidth() * 72.0 / (span + 0.4)
-        self.leaves.set_sizes([max((0.7 * px_per_unit) ** 2, 1.0)])
+        width, height = max(lay.width, 1.0), max(lay.height, 1.0)
+        self.ax.set_xlim(-0.2, width + 0.2)
+        self.ax.set_ylim(height + 0.2, -0.2)
+        self.span = (width + 0.4, height + 0.4)
         if lay.ellipses:
             xs, ys, ts = zip(*lay.ellipses)
             self.dots.set_labels(xs, ys, ts)
         else:
             self.dots.clear_labels()
         self.title.set_text(title)
+
+    def title_height(self, page: Page, width: float) -> float:
+        """The title's height in pixels once shrunk (if need be) to ``width`` pixels."""
+        shrink_to_width(self.title, width, page.dpi)
+        return page.size(self.title)[1] + TITLE_GAP
+
+    def place(self, page: Page, left: float, top: float, scale: float) -> float:
+        """Title at (``left``, ``top``) pixels, the picture under it at ``scale`` pixels per
+        unit; returns the picture's bottom y."""
+        box_top = top + page.size(self.title)[1] + TITLE_GAP
+        span_w, span_h = self.span
+        page.place_axes(self.ax, left, box_top, span_w * scale, span_h * scale)
+        page.place_text(self.title, left, box_top - TITLE_GAP, "left", "bottom")
+        points_per_unit = scale * 72.0 / page.dpi
+        self.leaves.set_sizes([max((0.7 * points_per_unit) ** 2, 1.0)])
+        return box_top + span_h * scale
 
 
 class AxesScene:
@@ -92,30 +121,31 @@ class AxesScene:
     def __init__(self, figure: Figure | None = None):
         fig = self.figure = figure if figure is not None else new_figure(11.0, 5.4)
         self.ax_boxes = fig.add_axes((0.01, 0.28, 0.44, 0.62))
-        bare_axes(self.ax_boxes)
+        bare_axes(self.ax_boxes, equal=False)  # _arrange gives the box the data's aspect
         self.boxes = PolyCollection([], linewidths=1.4)
         self.ax_boxes.add_collection(self.boxes)
         self.links = LineCollection([], linewidths=1.4, linestyles="-")
         self.ax_boxes.add_collection(self.links)
         self.crosses = LineCollection([], colors=REMOVED, linewidths=2.5, zorder=4)
         self.ax_boxes.add_collection(self.crosses)
-        self.lab_axis = CellLabels(self.ax_boxes, size=8, weight="bold", cell=None)
-        self.lab_size = CellLabels(self.ax_boxes, size=8, cell=None)
-        self.lab_stride = CellLabels(self.ax_boxes, size=8, cell=None)
+        self.lab_axis = CellLabels(self.ax_boxes, size=LABEL_SIZE, weight="bold", cell=None)
+        self.lab_size = CellLabels(self.ax_boxes, size=LABEL_SIZE, cell=None)
+        self.lab_stride = CellLabels(self.ax_boxes, size=LABEL_SIZE, cell=None)
         self.title_before = ax_text(self.ax_boxes, -0.2, -0.45, data=True, va="center", fontsize=9)
         self.title_after = ax_text(
-            self.ax_boxes, -0.2, ROW_AFTER - 0.45, data=True, va="center", fontsize=9
+            self.ax_boxes, -0.2, ROW_AFTER + BOX_H + 0.45, data=True, va="center", fontsize=9
         )
         self.before = _NestPicture(fig.add_axes((0.50, 0.60, 0.48, 0.30)))
         self.after = _NestPicture(fig.add_axes((0.50, 0.22, 0.48, 0.30)))
-        self.line1 = TextLine(fig, 0.01, 0.15, fontsize=10)
-        self.line2 = TextLine(fig, 0.01, 0.095, fontsize=9.5)
-        self.line3 = TextLine(fig, 0.01, 0.045, fontsize=9)
-        self.error = TextLine(fig, 0.02, 0.45, fontsize=11, va="center", weight="bold")
+        self.line1 = TextLine(fig, fontsize=10)
+        self.line2 = TextLine(fig, fontsize=9.5)
+        self.line3 = TextLine(fig, fontsize=9)
+        self.error = TextLine(fig, fontsize=11, weight="bold")
         self.model: AxesModel | None = None
 
     def show_error(self, message: str) -> None:
         self.error.set(message, ERROR)
+        self.error.refit()
 
     def update(self, m: AxesModel) -> None:
         self.model = m
@@ -175,9 +205,9 @@ class AxesScene:
             if m.ok
             else f"{m.code()}: error"
         )
-        ncols = max(len(m.shape), len(m.new_shape), 3)
-        self.ax_boxes.set_xlim(-0.3, ncols * BOX_STEP)
-        self.ax_boxes.set_ylim(ROW_AFTER + BOX_H + 0.4, -0.9)
+        self.ncols = max(len(m.shape), len(m.new_shape), 3)
+        self.ax_boxes.set_xlim(BOXES_LEFT, self.ncols * BOX_STEP)
+        self.ax_boxes.set_ylim(BOXES_BOTTOM, BOXES_TOP)
 
         self.before.update(
             m.shape,
@@ -201,6 +231,58 @@ class AxesScene:
             self.line2.set(m.error, ERROR)
             self.error.set(m.error, ERROR)
         self.line3.set("history: " + " → ".join(str(s) for s in m.history))
+        self._arrange()
+
+    def _arrange(self) -> None:
+        """Place the boxes, the two bracket pictures and the text lines (in pixels).
+
+        The boxes get ``UNIT_MAX`` pixels per unit (less when short of room, more when a label
+        needs it) in a slot as wide as their titles; the bracket pictures share the rest of the
+        width, one above the other (the second one only when the op worked). The text lines go
+        under everything.
+        """
+        page = Page(self.figure)
+        lines = [self.line1, self.line2, self.line3]
+        text_h = page.fit_lines(lines, page.width - 2 * PAD, TEXT_GAP)
+        top, bottom = PAD, max(page.height - PAD - text_h - 2 * TEXT_GAP, PAD + 40.0)
+        span_w, span_h = self.ncols * BOX_STEP - BOXES_LEFT, BOXES_BOTTOM - BOXES_TOP
+        max_w = BOXES_SHARE * (page.width - 2 * PAD)
+        widest = max(
+            [text_width(t, LABEL_SIZE, "bold", dpi=page.dpi) for t in self.lab_axis.texts]
+            + [text_width(t, LABEL_SIZE, dpi=page.dpi) for t in self.lab_size.texts]
+            + [text_width(t, LABEL_SIZE, dpi=page.dpi) for t in self.lab_stride.texts]
+            + [0.0]
+        )
+        unit = max(UNIT_MAX, (widest + 6.0) / BOX_W)
+        unit = min(unit, (bottom - top) / span_h, max_w / span_w)
+        page.place_axes(self.ax_boxes, PAD, top, span_w * unit, span_h * unit)
+        for t in (self.title_before, self.title_after):
+            shrink_to_width(t, max_w - 0.1 * unit, page.dpi)
+        slot = max(
+            span_w * unit,
+            *(page.size(t)[0] + 0.1 * unit for t in (self.title_before, self.title_after)),
+        )
+        # an error takes the place of the missing row of boxes
+        err_y = top + (ROW_AFTER + BOX_H / 2 - BOXES_TOP) * unit
+        page.place_text(self.error.artist, PAD, err_y, "left", "center")
+        self.error.fit(slot, page.dpi)
+        left = PAD + slot + GAP
+        width = page.width - PAD - left
+        # both pictures at one scale, so the same elements look the same size
+        pictures = [self.before, self.after] if self.model.ok else [self.before]
+        self.after.ax.set_visible(self.model.ok)
+        room = bottom - top - GAP * (len(pictures) - 1)
+        room -= sum(p.title_height(page, width) for p in pictures)
+        scale = min(
+            NEST_UNIT_MAX,
+            *(width / p.span[0] for p in pictures),
+            room / sum(p.span[1] for p in pictures),
+        )
+        low = top - GAP
+        for p in pictures:
+            low = p.place(page, left, low + GAP, max(scale, 1.0))
+        low = max(low, top + span_h * unit)
+        page.stack_down(lines, PAD, low + 2 * TEXT_GAP, TEXT_GAP)
 
 
 def axes_figure(shape, op: str = "unsqueeze", dim: int | None = 0) -> Figure:
@@ -211,5 +293,6 @@ def axes_figure(shape, op: str = "unsqueeze", dim: int | None = 0) -> Figure:
     """
     scene = AxesScene()
     scene.update(axes_model(shape, op, dim))
+    crop_to_content(scene.figure)
     scene.figure._tensorlab_scene = scene
     return scene.figure

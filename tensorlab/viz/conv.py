@@ -19,19 +19,34 @@ from ._draw import (
     WINDOW,
     CellGrid,
     CellLabels,
+    Page,
     TextLine,
     ax_text,
     bare_axes,
     cell_squares,
     colorize,
+    crop_to_content,
     fmt_number,
     new_figure,
     rect_outline,
     text_colors_on,
+    text_width,
 )
 
 MAX_LABELLED_CELLS = 400  # above this many cells a grid is drawn without numbers
 MAX_COLD_LINKS = 200  # every copy link is drawn faintly only for small images
+MAX_TERMS = 12  # products written out in the sum line (fewer when the line would not fit)
+
+# layout, in pixels at the figure's dpi
+PAD = 8.0  # empty border around everything
+SLOT_GAP = 24.0  # least space between two panels' slots (a slot is as wide as its title)
+MAX_SLOT_GAP = 56.0
+TITLE_GAP = 5.0  # between a title and its panel
+EDGE = 3.0  # each axes reaches this far beyond its grid (lines drawn on the grid's edge)
+TEXT_GAP = 7.0  # between lines of text under the panels
+BIG_CELL_MAX = 48.0  # largest input / output cell
+SMALL_SIDE = 0.5  # the kernel and product panels fit in a square this fraction of the big height
+SMALL_SIDE_MAX = 150.0
 
 
 def _grid_labels(labels: CellLabels, values: np.ndarray, cmap, norm, *, limit=MAX_LABELLED_CELLS):
@@ -75,7 +90,7 @@ class ConvScene:
         self.ax_p = fig.add_axes((0.545, 0.46, 0.125, 0.34))
         self.ax_out = fig.add_axes((0.69, 0.24, 0.30, 0.62))
         for ax in (self.ax_in, self.ax_k, self.ax_p, self.ax_out):
-            bare_axes(ax)
+            bare_axes(ax, equal=False)  # _arrange gives each box its grid's exact aspect
 
         ax = self.ax_in
         self.im_in = CellGrid(ax)
@@ -102,13 +117,16 @@ class ConvScene:
         self.im_out = CellGrid(self.ax_out)
         self.out_cell = LineCollection([], colors=WINDOW, linewidths=2.4, zorder=4)
         self.ax_out.add_collection(self.out_cell)
+        # each box ends at its grid's outer cell edges: lines drawn there must not lose a half
+        for artist in (self.frame, self.window, self.window_box, self.out_cell):
+            artist.set_clip_on(False)
         self.lab_out = CellLabels(self.ax_out, size=6.5)
         self.title_out = ax_text(self.ax_out, 0.5, 1.03, va="bottom", ha="center", fontsize=9)
 
-        self.formula_h = TextLine(fig, 0.01, 0.17, fontsize=9.5)
-        self.formula_w = TextLine(fig, 0.01, 0.11, fontsize=9.5)
-        self.sum_text = TextLine(fig, 0.01, 0.05, fontsize=9)
-        self.code_text = TextLine(fig, 0.44, 0.33, fontsize=8, family="monospace", ha="left")
+        self.formula_h = TextLine(fig, fontsize=9.5)
+        self.formula_w = TextLine(fig, fontsize=9.5)
+        self.sum_text = TextLine(fig, fontsize=9)
+        self.code_text = TextLine(fig, fontsize=8, family="monospace")
         self.error = fig.text(
             0.5,
             0.55,
@@ -133,6 +151,7 @@ class ConvScene:
         self._update_kernel(m)
         self._update_output(m)
         self._update_text(m)
+        self._arrange(m)
 
     def show_error(self, message: str) -> None:
         """Overlay a readable message (the last good picture stays underneath)."""
@@ -230,13 +249,73 @@ class ConvScene:
     def _update_text(self, m: ConvModel) -> None:
         self.formula_h.set(m.formula_h + "    (p = padding, d = dilation, s = stride)")
         self.formula_w.set(m.formula_w)
+        self.sum_text.set(self._sum_line(m))
+        self.code_text.set(m.code())
+
+    def _sum_line(self, m: ConvModel) -> str:
+        """``output[i, j] = a·w + ... = v`` with as many terms as fit across the figure."""
         terms = [
             f"{fmt_number(a)}·{fmt_number(b)}" for a, b in zip(m.patch.ravel(), m.weight.ravel())
         ]
-        shown = " + ".join(terms[:12]) + (" + …" if len(terms) > 12 else "")
         i, j = m.position
-        self.sum_text.set(f"output[{i}, {j}] = {shown} = {fmt_number(m.value)}")
-        self.code_text.set(m.code())
+        room = self.figure.bbox.width - 2 * PAD
+        size = self.sum_text.artist.base_size
+        for n in range(min(len(terms), MAX_TERMS), 0, -1):
+            shown = " + ".join(terms[:n]) + (" + …" if len(terms) > n else "")
+            line = f"output[{i}, {j}] = {shown} = {fmt_number(m.value)}"
+            if text_width(line, size, dpi=self.figure.dpi) <= room:
+                break
+        return line
+
+    def _arrange(self, m: ConvModel) -> None:
+        """Place panels, titles and text lines (in pixels) so nothing overlaps or leaves the figure.
+
+        One row of four slots (input, kernel, products, output), each as wide as the larger of
+        its panel and its title, with the text lines under it. The panels keep square cells;
+        their common height is the largest that leaves room for the text and fits the width.
+        """
+        page = Page(self.figure)
+        lines = [self.formula_h, self.formula_w, self.sum_text, self.code_text]
+        text_h = page.fit_lines(lines, page.width - 2 * PAD, TEXT_GAP)
+        titles = (self.title_in, self.title_k, self.title_p, self.title_out)
+        axes = (self.ax_in, self.ax_k, self.ax_p, self.ax_out)
+        grids = (m.padded.shape, m.weight.shape, m.products.shape, m.output.shape)
+        title_w = [page.size(t)[0] for t in titles]
+        top = PAD + max(page.size(t)[1] for t in titles) + TITLE_GAP
+        avail_w = page.width - 2 * PAD
+        avail_h = max(page.height - PAD - text_h - 2 * TEXT_GAP - top, 10.0)
+
+        def boxes(h: float) -> list[tuple[float, float]]:
+            """(width, height) of each panel when the big panels are ``h`` pixels high."""
+            out = []
+            for k, (rows, cols) in enumerate(grids):
+                if k in (0, 3):
+                    cell = min(h / rows, BIG_CELL_MAX)
+                else:
+                    side = min(SMALL_SIDE * h, SMALL_SIDE_MAX)
+                    cell = min(side / max(rows, cols), BIG_CELL_MAX)
+                out.append((cell * cols, cell * rows))
+            return out
+
+        def row_width(h: float) -> float:
+            return sum(max(w, tw) for (w, _), tw in zip(boxes(h), title_w)) + 3 * SLOT_GAP
+
+        lo, hi = 1.0, avail_h
+        if row_width(hi) > avail_w:  # too wide at full height: the largest height that fits
+            for _ in range(30):
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if row_width(mid) <= avail_w else (lo, mid)
+            hi = lo
+        sizes = boxes(hi)
+        slots = [max(w, tw) for (w, _), tw in zip(sizes, title_w)]
+        gap = min(MAX_SLOT_GAP, max(SLOT_GAP, (avail_w - sum(slots)) / 3))
+        x = PAD
+        for ax, title, slot, (w, h), (rows, cols) in zip(axes, titles, slots, sizes, grids):
+            box = (x + (slot - w) / 2, top, w, h)
+            page.place_data(ax, box, (-0.5, cols - 0.5), (-0.5, rows - 0.5), EDGE)
+            page.place_text(title, x + slot / 2, top - TITLE_GAP, "center", "bottom")
+            x += slot + gap
+        page.stack_down(lines, PAD, top + max(h for _, h in sizes) + 2 * TEXT_GAP, TEXT_GAP)
 
 
 def conv_figure(
@@ -266,6 +345,7 @@ def conv_figure(
     )
     scene = ConvScene()
     scene.update(model)
+    crop_to_content(scene.figure)
     scene.figure._tensorlab_scene = scene  # tests read the artists back through this
     return scene.figure
 

@@ -17,16 +17,28 @@ from ._draw import (
     ERROR,
     CellGrid,
     CellLabels,
+    Page,
     TextLine,
     ax_text,
     bare_axes,
+    crop_to_content,
     group_color,
     new_figure,
+    text_width,
 )
 from ._groups_model import GroupsModel, groups_model
 
 MIN_BLOCK_PX = 5  # below this many pixels per kernel cell, one square stands for one operator
 NODE_LABELS_UP_TO = 16
+
+# layout, in pixels at the figure's dpi
+PAD = 8.0  # empty border around everything
+CONN_WIDTH = 0.3  # the connections panel's share of the figure width
+GAP = 16.0  # between the panels (and the weight panel's axis label)
+TITLE_GAP = 5.0
+TEXT_GAP = 7.0  # between lines of text under the panels
+MAX_CELL = 30.0  # largest weight cell
+GROUP_LABEL_SIZE = 8.0
 
 
 def _positions(n: int) -> np.ndarray:
@@ -68,7 +80,7 @@ class GroupsScene:
         self.ax_c = fig.add_axes((0.03, 0.2, 0.30, 0.68))
         self.ax_w = fig.add_axes((0.40, 0.26, 0.58, 0.58))
         bare_axes(self.ax_c, equal=False)
-        bare_axes(self.ax_w)
+        bare_axes(self.ax_w, equal=False)  # _arrange gives the box the blocks' exact aspect
         self.ax_c.set_xlim(-0.35, 1.35)
         self.ax_c.set_ylim(-0.02, 1.02)
 
@@ -85,24 +97,46 @@ class GroupsScene:
         self.title_c = ax_text(self.ax_c, 0.5, 1.04, va="bottom", ha="center", fontsize=9)
 
         self.blocks = CellGrid(self.ax_w)
-        self.group_labels = CellLabels(self.ax_w, size=8, cell=None)
+        self.group_labels = CellLabels(self.ax_w, size=GROUP_LABEL_SIZE, cell=None)
         self.title_w = ax_text(self.ax_w, 0.5, 1.04, va="bottom", ha="center", fontsize=9)
         self.axis_w = ax_text(self.ax_w, -0.01, 0.5, va="center", ha="right", fontsize=8)
 
-        self.shape_text = TextLine(fig, 0.01, 0.14, fontsize=10)
-        self.count_text = TextLine(fig, 0.01, 0.08, fontsize=9.5)
-        self.code_text = TextLine(fig, 0.01, 0.025, fontsize=8.5, family="monospace")
-        self.error = TextLine(fig, 0.40, 0.55, fontsize=11, va="center", weight="bold")
+        self.shape_text = TextLine(fig, fontsize=10)
+        self.count_text = TextLine(fig, fontsize=9.5)
+        self.code_text = TextLine(fig, fontsize=8.5, family="monospace")
+        self.error = TextLine(fig, fontsize=11, weight="bold")
         self.model: GroupsModel | None = None
+        self._frame = self._measure_frame()
 
     def update(self, m: GroupsModel) -> None:
         self.model = m
+        self._update_text(m)
+        self._frame = self._measure_frame()
         self._update_connections(m)
         self._update_weight(m)
-        self._update_text(m)
+        self._arrange(m)
+
+    def _measure_frame(self) -> dict:
+        """Where the panels go (pixels from the top-left), after stacking the text lines."""
+        page = Page(self.figure)
+        lines = [self.shape_text, self.count_text, self.code_text]
+        text_h = page.fit_lines(lines, page.width - 2 * PAD, TEXT_GAP)
+        title_h = max(page.size(self.title_c)[1], page.size(self.title_w)[1], 24.0)
+        top = PAD + title_h + TITLE_GAP
+        bottom = max(page.height - PAD - text_h - 2 * TEXT_GAP, top + 20.0)
+        conn_w = CONN_WIDTH * page.width
+        return dict(
+            page=page,
+            lines=lines,
+            top=top,
+            bottom=bottom,
+            conn_w=conn_w,
+            w_left=PAD + conn_w + GAP,
+        )
 
     def show_error(self, message: str) -> None:
         self.error.set(message, ERROR)
+        self.error.refit()
 
     def _update_connections(self, m: GroupsModel) -> None:
         yi, yo = _positions(m.in_channels), _positions(m.out_channels)
@@ -155,35 +189,24 @@ class GroupsScene:
             return
         self.error.set("")
         cout, per_in, kH, kW = m.weight_shape
-        bbox = ax.get_position()
-        fig_w, fig_h = self.figure.get_size_inches() * self.figure.dpi
-        px_w = bbox.width * fig_w / max(cout * (kW + 1), 1)
-        px_h = bbox.height * fig_h / max(per_in * (kH + 1), 1)
+        self.axis_w.set_text(f"C_in/groups\n= {per_in}")
+        area_w, area_h = self._weight_area()
+        px_w = area_w / max(cout * (kW + 1), 1)
+        px_h = area_h / max(per_in * (kH + 1), 1)
         detailed = min(px_w, px_h) >= MIN_BLOCK_PX
         rgba, owner = weight_blocks(m, detailed)
         self.blocks.set_cells(rgba, values=owner)
         H, W = rgba.shape[:2]
         ax.set_xlim(-0.5, W - 0.5)
-        ax.set_ylim(H - 0.5 + 0.12 * H + 1.5, -0.5)
-        # one label under the middle of each group's columns
+        ax.set_ylim(H - 0.5, -0.5)
+        # one label under the middle of each group's columns (placed by _arrange)
         step = (kW + 1) if detailed else 1
         per_out = cout // m.groups
-        if m.groups <= 16:
-            xs = [
-                (g * per_out + (per_out - 1) / 2.0) * step + ((kW - 1) / 2.0 if detailed else 0)
-                for g in range(m.groups)
-            ]
-            self.group_labels.set_labels(
-                xs,
-                [H - 0.5 + 0.06 * H + 0.9] * m.groups,
-                [
-                    f"group {g}" if per_out * step >= 6 or m.groups <= 4 else str(g)
-                    for g in range(m.groups)
-                ],
-                [group_color(g) for g in range(m.groups)],
-            )
-        else:
-            self.group_labels.clear_labels()
+        self._group_x = [
+            (g * per_out + (per_out - 1) / 2.0) * step + ((kW - 1) / 2.0 if detailed else 0)
+            for g in range(m.groups)
+        ]
+        self._group_cols = per_out * step - (1 if detailed else 0)  # cells under one group
         unit = f"{kH}×{kW} operator" if detailed else f"square = one {kH}×{kW} operator"
         self.title_w.set_text(
             f"weight {tuple(m.weight_shape)}: columns = output channels (axis 0), "
@@ -192,7 +215,63 @@ class GroupsScene:
             else f"weight {tuple(m.weight_shape)}: columns = output channels (axis 0), "
             f"rows = axis 1\n(one {unit}; colour = group)"
         )
-        self.axis_w.set_text(f"C_in/groups\n= {per_in}")
+
+    def _weight_area(self) -> tuple[float, float]:
+        """(width, height) in pixels the weight blocks may fill."""
+        f, page = self._frame, self._frame["page"]
+        label_w = page.size(self.axis_w)[0] + 4.0
+        label_h = self.figure.dpi / 72.0 * GROUP_LABEL_SIZE * 1.6
+        return (
+            max(page.width - PAD - f["w_left"] - label_w, 10.0),
+            max(f["bottom"] - f["top"] - label_h, 10.0),
+        )
+
+    def _arrange(self, m: GroupsModel) -> None:
+        """Place both panels, their titles and labels (in pixels) so nothing overlaps.
+
+        The connections panel takes a fixed share of the width and the full height left by the
+        text lines under it; the weight blocks get square cells, as big as fit (up to
+        ``MAX_CELL``) right of it, under their title, with the group labels under them.
+        """
+        f, page = self._frame, self._frame["page"]
+        top, bottom = f["top"], f["bottom"]
+        page.place_axes(self.ax_c, PAD, top, f["conn_w"], bottom - top)
+        page.stack_down(f["lines"], PAD, bottom + 2 * TEXT_GAP, TEXT_GAP)
+        page.place_text(self.title_c, PAD + f["conn_w"] / 2, top - TITLE_GAP, "center", "bottom")
+        label_w = page.size(self.axis_w)[0] + 4.0
+        left = f["w_left"] + label_w
+        area_w, area_h = self._weight_area()
+        page.place_text(self.error.artist, f["w_left"], (top + bottom) / 2, "left", "center")
+        self.error.fit(page.width - PAD - f["w_left"], page.dpi)
+        self.ax_w.set_visible(m.ok)  # an empty box would still count in a tight bounding box
+        if not m.ok:
+            self.group_labels.clear_labels()
+            return
+        H, W = self.blocks.rgba.shape[:2]
+        cell = min(area_w / W, area_h / H, MAX_CELL)
+        w, h = W * cell, H * cell
+        x0 = left + (area_w - w) / 2
+        page.place_axes(self.ax_w, x0, top, w, h)
+        page.place_text(self.axis_w, x0 - 4.0, top, "right", "top")
+        # the title centred over the blocks, kept inside the weight area
+        tw = page.size(self.title_w)[0]
+        cx = min(max(x0 + w / 2, f["w_left"] + tw / 2), page.width - PAD - tw / 2)
+        page.place_text(self.title_w, cx, top - TITLE_GAP, "center", "bottom")
+        # group labels: "group g" if it fits under the group's columns, else "g", else none
+        group_px = self._group_cols * cell
+        dpi = page.dpi
+        widest = text_width(f"group {m.groups - 1}", GROUP_LABEL_SIZE, dpi=dpi)
+        if m.groups > 16 or text_width(str(m.groups - 1), GROUP_LABEL_SIZE, dpi=dpi) > group_px:
+            self.group_labels.clear_labels()
+            return
+        names = [f"group {g}" if widest <= group_px else str(g) for g in range(m.groups)]
+        y = H - 0.5 + (4.0 + 0.5 * dpi / 72.0 * GROUP_LABEL_SIZE) / cell
+        self.group_labels.set_labels(
+            self._group_x,
+            [y] * m.groups,
+            names,
+            [group_color(g) for g in range(m.groups)],
+        )
 
     def _update_text(self, m: GroupsModel) -> None:
         kH, kW = m.kernel_size
@@ -224,5 +303,6 @@ def groups_figure(in_channels: int, out_channels: int, groups: int = 1, kernel_s
     """
     scene = GroupsScene()
     scene.update(groups_model(in_channels, out_channels, groups, kernel_size))
+    crop_to_content(scene.figure)
     scene.figure._tensorlab_scene = scene
     return scene.figure

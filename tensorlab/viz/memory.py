@@ -8,7 +8,7 @@ storage (aliasing). A copy gets a strip of its own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from matplotlib import colors as mcolors
@@ -21,15 +21,26 @@ from ._draw import (
     HIGHLIGHT,
     WINDOW,
     CellLabels,
+    Page,
     TextLine,
     bare_axes,
     cell_squares,
+    crop_to_content,
     new_figure,
     rect_outline,
+    text_width,
 )
 from ._memory_model import MemoryModel, memory_model
 
-CHAR_CELLS = 0.2  # estimated width of one title character, in cells
+# font sizes (points) of the labels the layout makes room for
+HEAD_SIZE, INFO_SIZE, POSITION_SIZE = 8.0, 7.0, 6.5
+# layout, in pixels at the figure's dpi
+PAD = 8.0  # empty border around everything
+CELL_MAX, CELL_MIN = 34.0, 2.0  # the biggest cells that fit are used, within these bounds
+SLOT_GAP = 16.0  # between two grids side by side
+ROW_GAP = 14.0  # between rows of grids, and between the grids and the storage strips
+TEXT_GAP = 7.0  # between lines of text under the picture
+AREA = (974.0, 430.0)  # what memory_layout fills by default (the default figure's picture area)
 SELECTED_FACE = "#d0e7ff"
 SAME_STORAGE_FACE = "#ffffff"
 OTHER_STORAGE_FACE = "#eef0f2"
@@ -55,10 +66,17 @@ def grid_size(shape: tuple[int, ...]) -> tuple[int, int]:
 
 @dataclass
 class MemoryLayout:
+    """Where everything goes, in cell units (one unit = ``cell`` pixels; y grows downwards)."""
+
     grid_origin: list[tuple[float, float]]  # top-left cell centre of each step's grid
     strip_origin: list[tuple[float, float]]  # storage position 0 of each storage
-    width: float
-    height: float
+    width: float  # of the whole picture, from x = 0
+    height: float  # of the whole picture, from y = 0
+    cell: float = 30.0  # pixels per cell
+    head_xy: list[tuple[float, float]] = field(default_factory=list)  # step titles (left, centre)
+    info_xy: list[tuple[float, float]] = field(default_factory=list)  # their info lines
+    strip_info_xy: list[tuple[float, float]] = field(default_factory=list)
+    position_dy: float = 0.85  # storage positions are written this far under the cell centres
 
     def cell_xy(self, model: MemoryModel, step: int, flat: int) -> tuple[float, float]:
         gx, gy = self.grid_origin[step]
@@ -79,44 +97,87 @@ def _titles(model: MemoryModel, k: int) -> tuple[str, str]:
     return head, info
 
 
-def memory_layout(model: MemoryModel, aspect: float = 2.5) -> MemoryLayout:
-    """Where every grid and strip goes, in cell units (y grows downwards).
+def _line_height(size: float, dpi: float) -> float:
+    """Pixels one line of labels at ``size`` points takes (ascent to descent, plus a little)."""
+    return 1.15 * size * dpi / 72.0
 
-    Grids fill rows left to right; the row width is chosen so the whole picture has the biggest
-    cells in an area ``aspect`` times wider than high.
+
+def _strip_info(model: MemoryModel, j: int) -> str:
+    st = model.storages[j]
+    made = model.steps[st.made_by]
+    return (
+        f"storage {st.name}: {len(st.values)} elements, made by "
+        f"{made.name if st.made_by else 'x'}"
+        + ("   (blue: the cells the selected step reads)" if j == model.view.storage else "")
+    )
+
+
+def memory_layout(model: MemoryModel, area=AREA, dpi: float = 90.0) -> MemoryLayout:
+    """Where every grid, title and strip goes, with the biggest cells that fit ``area``.
+
+    ``area`` is (width, height) in pixels at ``dpi``. Titles keep their size in pixels (they are
+    measured, not estimated), so a grid's slot is as wide as its widest title. Grids fill rows
+    left to right; the storage strips go under them, each with room above for the arcs of the
+    walk and under it for the positions and a line of text.
     """
-    best = None
-    for row_width in (16, 24, 32, 40, 52, 64, 80):
-        lay = _layout_rows(model, row_width)
-        cell = min(aspect / lay.width, 1.0 / lay.height)
-        if best is None or cell > best[0] + 1e-9:
-            best = (cell, lay)
-    return best[1]
+    heads = [_titles(model, k) for k in range(len(model.steps))]
+    head_w = [
+        max(text_width(h, HEAD_SIZE, "bold", dpi=dpi), text_width(i, INFO_SIZE, dpi=dpi))
+        for h, i in heads
+    ]
+    strip_w = [
+        text_width(_strip_info(model, j), INFO_SIZE, dpi=dpi) for j in range(len(model.storages))
+    ]
+    cell = CELL_MAX
+    while True:
+        lay, w, h = _layout_px(model, cell, head_w, strip_w, area[0], dpi)
+        if (w <= area[0] and h <= area[1]) or cell <= CELL_MIN:
+            return lay
+        cell = max(cell - 0.5 if cell > 12 else cell * 0.94, CELL_MIN)
 
 
-def _layout_rows(model: MemoryModel, row_width: int) -> MemoryLayout:
-    origins = []
-    x = y = 0
-    row_h = 0
-    width = 1
+def _layout_px(model: MemoryModel, c: float, head_w, strip_w, max_w: float, dpi: float):
+    """The layout with ``c``-pixel cells, and its (width, height) in pixels."""
+    head_h, info_h = _line_height(HEAD_SIZE, dpi), _line_height(INFO_SIZE, dpi)
+    title_h = head_h + info_h + 3.0
+    origins, heads, infos = [], [], []
+    x = y = row_h = 0.0
+    width = 0.0
     for k, step in enumerate(model.steps):
         rows, cols = grid_size(step.shape)
-        head, info = _titles(model, k)
-        slot = int(np.ceil(max(cols, CHAR_CELLS * max(len(head), len(info))) + 1.5))
-        if x > 0 and x + slot > row_width:
-            x, y = 0, y + row_h + 3
-            row_h = 0
-        origins.append((float(x), float(y + 2)))
-        width = max(width, x + cols)
-        x += slot
-        row_h = max(row_h, rows + 2)
-    y += row_h + 3
-    strips = []
-    for st in model.storages:
-        strips.append((0.0, float(y)))
-        width = max(width, len(st.values))
-        y += 4
-    return MemoryLayout(origins, strips, width, y - 2.0)
+        slot = max(cols * c, head_w[k])
+        if x > 0 and x + slot > max_w:
+            x, y = 0.0, y + row_h + ROW_GAP
+            row_h = 0.0
+        heads.append((x / c, (y + head_h / 2) / c))
+        infos.append((x / c, (y + head_h + info_h / 2) / c))
+        origins.append((x / c + 0.5, (y + title_h) / c + 0.5))
+        width = max(width, x + slot)
+        x += slot + SLOT_GAP
+        row_h = max(row_h, title_h + rows * c)
+    y += row_h + ROW_GAP
+    pos_h = _line_height(POSITION_SIZE, dpi)
+    strips, strip_infos = [], []
+    for j, st in enumerate(model.storages):
+        y += 2.0 * c + 4.0  # the walk's arcs rise up to 1.9 cells above the strip
+        strips.append((0.5, y / c + 0.5))
+        y += c + 2.0 + pos_h
+        strip_infos.append((0.0, (y + info_h / 2) / c))
+        y += info_h + ROW_GAP
+        width = max(width, len(st.values) * c, strip_w[j])
+    height = y - ROW_GAP
+    lay = MemoryLayout(
+        origins,
+        strips,
+        width / c,
+        height / c,
+        cell=c,
+        head_xy=heads,
+        info_xy=infos,
+        strip_info_xy=strip_infos,
+        position_dy=0.5 + (2.0 + pos_h / 2) / c,
+    )
+    return lay, width, height
 
 
 class MemoryScene:
@@ -125,7 +186,7 @@ class MemoryScene:
     def __init__(self, figure: Figure | None = None):
         fig = self.figure = figure if figure is not None else new_figure(11.0, 6.6)
         ax = self.ax = fig.add_axes((0.01, 0.30, 0.98, 0.68))
-        bare_axes(ax)
+        bare_axes(ax, equal=False)  # the box gets the picture's exact size in pixels
         self.cells = PolyCollection([], edgecolors="#6c757d", linewidths=0.6, zorder=1)
         ax.add_collection(self.cells)
         self.separators = LineCollection([], colors="#212529", linewidths=1.6, zorder=2)
@@ -135,25 +196,42 @@ class MemoryScene:
         for coll in (self.separators, self.frame, self.arcs, self.ring):
             ax.add_collection(coll)
         (self.heads,) = ax.plot([], [], "v", ms=4, color="#1864ab", alpha=0.85, zorder=3)
+        # the box ends at the outermost cell edges: lines drawn on them must not lose their half
+        for artist in (self.cells, self.separators, self.frame, self.arcs, self.ring):
+            artist.set_clip_on(False)
         self.values = CellLabels(ax, size=8.5)
         self.offsets = CellLabels(ax, size=6, min_size=4.5)
-        self.positions = CellLabels(ax, size=6.5, min_size=4.5)
-        self.titles = CellLabels(ax, size=8, weight="bold", cell=None, ha="left")
-        self.infos = CellLabels(ax, size=7, cell=None, ha="left")
-        self.formula = TextLine(fig, 0.01, 0.275, fontsize=9.5)
-        self.status = TextLine(fig, 0.01, 0.225, fontsize=8.5)
-        self.error = TextLine(fig, 0.01, 0.175, fontsize=8)
+        self.positions = CellLabels(ax, size=POSITION_SIZE, min_size=4.5)
+        self.titles = CellLabels(ax, size=HEAD_SIZE, weight="bold", cell=None, ha="left")
+        self.infos = CellLabels(ax, size=INFO_SIZE, cell=None, ha="left")
+        self.formula = TextLine(fig, fontsize=9.5)
+        self.status = TextLine(fig, fontsize=8.5)
+        self.error = TextLine(fig, fontsize=8)
         self.model: MemoryModel | None = None
         self.layout: MemoryLayout | None = None
         self.faces: dict[tuple[float, float], tuple] = {}  # cell centre -> RGBA drawn there
 
     def show_error(self, message: str) -> None:
         self.error.set(message, ERROR)
+        self._arrange_text(self.ax.get_position().y0)
+
+    def _arrange_text(self, picture_bottom: float) -> None:
+        """The text lines under the picture (``picture_bottom`` in figure coordinates)."""
+        page = Page(self.figure)
+        lines = [self.formula, self.status, self.error]
+        page.fit_lines(lines, page.width - 2 * PAD, TEXT_GAP)
+        top = (1.0 - picture_bottom) * page.height + 2 * TEXT_GAP
+        page.stack_down(lines, PAD, top, TEXT_GAP)
 
     # ------------------------------------------------------------------ update
     def update(self, m: MemoryModel) -> None:
         self.model = m
-        lay = self.layout = memory_layout(m)
+        self._update_text(m)
+        page = Page(self.figure)
+        lines = [self.formula, self.status, self.error]
+        text_h = page.fit_lines(lines, page.width - 2 * PAD, TEXT_GAP)
+        area = (page.width - 2 * PAD, max(page.height - 2 * PAD - text_h - 2 * TEXT_GAP, 20.0))
+        lay = self.layout = memory_layout(m, area, page.dpi)
         faces: dict[tuple[float, float], tuple] = {}
         lit = m.lit()
         covered = set(m.covered().tolist())
@@ -175,11 +253,11 @@ class MemoryScene:
             gx, gy = lay.grid_origin[k]
             rows, cols = grid_size(step.shape)
             head, info = _titles(m, k)
-            tx.append(gx - 0.5)
-            ty.append(gy - 1.45)
+            tx.append(lay.head_xy[k][0])
+            ty.append(lay.head_xy[k][1])
             tt.append(head)
-            ix.append(gx - 0.5)
-            iy.append(gy - 0.85)
+            ix.append(lay.info_xy[k][0])
+            iy.append(lay.info_xy[k][1])
             it.append(info)
             base_face = (
                 face_sel
@@ -223,16 +301,11 @@ class MemoryScene:
                 vy.append(sy)
                 vt.append(_fmt_value(v))
                 px.append(x)
-                py.append(sy + 0.85)
+                py.append(sy + lay.position_dy)
                 pt.append(str(p))
-            made = m.steps[st.made_by]
-            ix.append(sx - 0.5)
-            iy.append(sy + 1.6)
-            it.append(
-                f"storage {st.name}: {len(st.values)} elements, made by "
-                f"{made.name if st.made_by else 'x'}"
-                + ("   (blue: the cells the selected step reads)" if j == sel_storage else "")
-            )
+            ix.append(lay.strip_info_xy[j][0])
+            iy.append(lay.strip_info_xy[j][1])
+            it.append(_strip_info(m, j))
 
         self.faces = faces
         self.cells.set_verts(
@@ -247,15 +320,20 @@ class MemoryScene:
         self.titles.set_labels(tx, ty, tt)
         self.infos.set_labels(ix, iy, it, "#343a40")
         self._update_walk(m, lay)
-        self.ax.set_xlim(-1.0, max(lay.width, 8.0) + 0.5)
-        self.ax.set_ylim(lay.height + 0.5, -0.5)
+        c = lay.cell
+        box = (PAD, PAD, lay.width * c, lay.height * c)
+        # the selected step's frame is 0.1 cell outside its grid, and thick
+        page.place_data(self.ax, box, (0.0, lay.width), (0.0, lay.height), 0.1 * c + 2.0)
+        page.stack_down(lines, PAD, PAD + lay.height * lay.cell + 2 * TEXT_GAP, TEXT_GAP)
+
+    def _update_text(self, m: MemoryModel) -> None:
         self.formula.set(m.formula())
         self.status.set(m.describe().split(" | ")[0])
         if m.error is not None:
             text = f"{m.error.op_text} failed: {m.error.message}"
             if m.error.explanation:
                 text += "\n" + m.error.explanation
-            self.error.set(_wrap(text, 165), ERROR)
+            self.error.set(text, ERROR)
         else:
             bad = [w for w in m.writes if w.error]
             self.error.set(
@@ -290,18 +368,6 @@ def _fmt_value(v) -> str:
     return str(int(v)) if v == int(v) and abs(v) < 1e6 else f"{v:.3g}"
 
 
-def _wrap(text: str, width: int) -> str:
-    out = []
-    for line in text.split("\n"):
-        while len(line) > width:
-            cut = line.rfind(" ", 0, width)
-            cut = cut if cut > 0 else width
-            out.append(line[:cut])
-            line = line[cut:].lstrip()
-        out.append(line)
-    return "\n".join(out[:6])
-
-
 def _write_note(m: MemoryModel) -> str:
     done = [w for w in m.writes if w.error is None]
     if not done:
@@ -332,5 +398,6 @@ def memory_figure(
     scene.update(
         memory_model(x, chain, shape=shape, selected=selected, element=element, writes=writes)
     )
+    crop_to_content(scene.figure)
     scene.figure._tensorlab_scene = scene
     return scene.figure
