@@ -1,4 +1,4 @@
-"""The ``tensorlab`` command: ``assign``, ``grade``, ``check`` (and ``start``, not yet available).
+"""The ``tensorlab`` command: ``start``, ``assign``, ``grade``, ``check``.
 
 Exit status: 0 on success, 1 when the command itself fails (an unreadable release, an
 unwritable output directory, a grader error), 2 for usage errors. Broken submissions are
@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+
+from .course import DEFAULT_DIR as DEFAULT_COURSE_DIR
 
 
 def _positive_float(text: str) -> float:
@@ -84,12 +86,12 @@ def cmd_check(args) -> int:
     from .grading.grade import grade
 
     first = Path(args.notebooks[0]).resolve().parent
-    release = args.release or _default_release(first)
     with tempfile.TemporaryDirectory() as out:
         try:
+            release = args.release or _release_for_check(first, Path(out) / "release")
             summary = grade(
                 args.notebooks,
-                out,
+                str(Path(out) / "results"),
                 release,
                 jobs=1,
                 cell_timeout=args.cell_timeout,
@@ -116,11 +118,64 @@ def cmd_check(args) -> int:
     return 1 if summary["grader_errors"] else 0
 
 
-# ---------------------------------------------------------------------------- start (stub)
-# `tensorlab start` (open the course in JupyterLab) is implemented by another issue.
+def _release_for_check(folder: Path, scratch: Path) -> str:
+    """The release to check against when ``--release`` is not given.
+
+    The notebook's folder when it holds ``release.json`` (else ``./exercises``, else the course
+    shipped with tensorlab). A learner answers *in* the released notebooks, so their bytes no
+    longer match ``release.json``; the pristine templates are then taken from the course shipped
+    with tensorlab when their hashes match, in a scratch copy of the release.
+    """
+    import hashlib
+    import shutil
+
+    from .course import CourseError, course_root
+    from .grading.assign import RELEASE_FILE, load_release
+
+    try:
+        shipped: Path | None = course_root() / "exercises"
+    except CourseError:
+        shipped = None
+    candidates = [folder, Path("exercises"), shipped]
+    local = next((c for c in candidates if c is not None and (c / RELEASE_FILE).is_file()), None)
+    if local is None:
+        return _default_release(folder)  # grade() reports the missing release.json
+
+    def sha(path: Path) -> str | None:
+        try:
+            return hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            return None
+
+    notebooks = load_release(local).get("notebooks", {})
+    if all(sha(local / name) == info.get("sha256") for name, info in notebooks.items()):
+        return str(local)
+    scratch.mkdir(parents=True)
+    shutil.copyfile(local / RELEASE_FILE, scratch / RELEASE_FILE)
+    for name, info in notebooks.items():
+        sources = [local / name] + ([shipped / name] if shipped is not None else [])
+        pristine = next((p for p in sources if sha(p) == info.get("sha256")), local / name)
+        if pristine.is_file():
+            shutil.copyfile(pristine, scratch / name)
+    return str(scratch)
+
+
+# ---------------------------------------------------------------------------- start
 def cmd_start(args) -> int:
-    print("tensorlab start: not yet available")
-    return 0
+    from .course import CourseError, lab_command, prepare_course, run_lab
+
+    try:
+        report = prepare_course(args.dir, update=args.update)
+    except CourseError as e:
+        print(f"tensorlab start: error: {e}", file=sys.stderr)
+        return 1
+    for line in report.lines():
+        print(line)
+    cmd = lab_command(
+        report.dest, port=args.port, no_browser=args.no_browser, extra=list(args.lab_args)
+    )
+    print("starting JupyterLab (stop it with Ctrl-C):", " ".join(cmd[1:]), flush=True)
+    return run_lab(cmd, report.dest)
 
 
 # ---------------------------------------------------------------------------- parser
@@ -153,14 +208,38 @@ def build_parser() -> argparse.ArgumentParser:
     limits(c, 30.0, 600.0)
     c.set_defaults(func=cmd_check)
 
-    s = sub.add_parser("start", help="open the course in JupyterLab (not yet available)")
-    s.set_defaults(func=cmd_start)
+    s = sub.add_parser(
+        "start",
+        help="copy the lessons and exercises into DIR and open JupyterLab there",
+        description="Copy the lessons and exercises into DIR (never overwriting a file you "
+        "already have) and open JupyterLab there.",
+        epilog="Arguments after `--` go to `jupyter lab` unchanged, e.g. "
+        "`tensorlab start -- --ServerApp.ip=0.0.0.0`.",
+    )
+    s.add_argument(
+        "dir", nargs="?", default=DEFAULT_COURSE_DIR, metavar="DIR", help="(default: %(default)s)"
+    )
+    s.add_argument("--port", type=int, help="JupyterLab's port")
+    s.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    s.add_argument(
+        "--update",
+        action="store_true",
+        help="add the lessons and exercises that are new in this version of tensorlab",
+    )
+    s.set_defaults(func=cmd_start, lab_args=[])
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``tensorlab`` console script."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    lab_args: list[str] = []
+    if argv[:1] == ["start"] and "--" in argv:  # `tensorlab start DIR -- <jupyter lab args>`
+        cut = argv.index("--")
+        argv, lab_args = argv[:cut], argv[cut + 1 :]
     args = build_parser().parse_args(argv)
+    if args.command == "start":
+        args.lab_args = lab_args
     if getattr(args, "jobs", 1) < 1:
         print("tensorlab grade: error: --jobs must be >= 1", file=sys.stderr)
         return 2

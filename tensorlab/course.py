@@ -1,0 +1,217 @@
+"""``tensorlab start``: copy the course (lessons and exercises) into a folder, open JupyterLab there.
+
+The course files travel with the package: an installed wheel carries them as package data in
+``tensorlab/_course/{lessons,exercises}``; in a clone they are the repository's ``lessons/`` and
+``exercises/``. A learner's files are never overwritten:
+
+- the first ``start`` into a folder copies every course file that is not already there, lists the
+  ones it left alone, and records what it gave in ``.tensorlab-course.json``;
+- later ``start``\\ s copy nothing (the folder is the learner's now) and say when this version of
+  tensorlab has lessons or exercises the folder has never received;
+- ``start --update`` adds exactly those new files, still without overwriting anything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PARTS = ("lessons", "exercises")
+MARKER = ".tensorlab-course.json"
+DEFAULT_DIR = "tensorlab-course"
+FIRST_LESSON = "lessons/00_start_here.ipynb"
+
+
+class CourseError(Exception):
+    """The course cannot be found or the destination cannot hold it."""
+
+
+# ---------------------------------------------------------------------------- where the course is
+def _has_parts(root: Path) -> bool:
+    return all((root / part).is_dir() for part in PARTS)
+
+
+def course_root() -> Path:
+    """The folder holding ``lessons/`` and ``exercises/``: the wheel's package data, else the clone."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "_course"
+    if _has_parts(packaged):
+        return packaged
+    clone = here.parent
+    if (clone / "pyproject.toml").is_file() and _has_parts(clone):
+        return clone
+    raise CourseError(
+        f"the course files are missing: neither {packaged} nor a source checkout next to "
+        f"{here} holds {' and '.join(p + '/' for p in PARTS)} (reinstall tensorlab)"
+    )
+
+
+def _visible(rel: Path) -> bool:
+    """Skip hidden files and folders (``.ipynb_checkpoints``) and bytecode caches."""
+    return not any(p.startswith(".") or p == "__pycache__" for p in rel.parts)
+
+
+def course_files(root: Path | None = None) -> list[str]:
+    """Every course file as a POSIX path relative to the course root, sorted."""
+    root = course_root() if root is None else Path(root)
+    found = []
+    for part in PARTS:
+        for path in (root / part).rglob("*"):
+            rel = path.relative_to(root)
+            if path.is_file() and _visible(rel):
+                found.append(rel.as_posix())
+    return sorted(found)
+
+
+# ---------------------------------------------------------------------------- copying
+@dataclass
+class CourseCopy:
+    """What :func:`prepare_course` did to ``dest``.
+
+    ``copied``: files written now. ``skipped``: course files that were to be copied but already
+    existed (left untouched). ``available``: files this tensorlab has that ``dest`` never received
+    (only listed when not updating). ``missing``: files received earlier that are gone now (the
+    learner removed them; never restored). ``first``: whether this was the folder's first start.
+    """
+
+    dest: Path
+    first: bool
+    update: bool
+    copied: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    available: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """The report in plain words, one line per item."""
+        out = []
+        where = str(self.dest)
+        if self.copied:
+            out.append(f"copied {_count(self.copied)} into {where}")
+            if not self.first:
+                out.extend(f"  added {f}" for f in self.copied)
+        elif self.first:
+            out.append(f"nothing copied into {where}: every course file is already there")
+        elif self.update:
+            out.append(f"{where} already has every lesson and exercise of this version")
+        else:
+            out.append(f"opening your course in {where} (nothing copied)")
+        if self.skipped:
+            out.append(f"skipped {len(self.skipped)} file(s) you already have (left untouched):")
+            out.extend(f"  {f}" for f in self.skipped)
+        if self.available:
+            out.append(
+                f"this version of tensorlab has {len(self.available)} new file(s) for your course:"
+            )
+            out.extend(f"  {f}" for f in self.available)
+            out.append(f"  add them with: tensorlab start {_quote(where)} --update")
+        if self.update and self.missing:
+            out.append(f"not restored ({len(self.missing)} file(s) you removed):")
+            out.extend(f"  {f}" for f in self.missing)
+        return out
+
+
+def _count(files: list[str]) -> str:
+    kinds = []
+    for part in PARTS:
+        n = sum(1 for f in files if f.startswith(part + "/") and f.endswith(".ipynb"))
+        if n:
+            kinds.append(f"{n} {part[:-1] if n == 1 else part}")
+    others = sum(1 for f in files if not f.endswith(".ipynb"))
+    if others:
+        kinds.append(f"{others} other file{'s' if others > 1 else ''}")
+    return ", ".join(kinds) or "0 files"
+
+
+def _quote(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
+
+
+def _read_marker(dest: Path) -> set[str] | None:
+    path = dest / MARKER
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {str(f) for f in data["files"]}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise CourseError(
+            f"{path} is unreadable ({e}); remove it to start the course afresh"
+        ) from e
+
+
+def _write_marker(dest: Path, given: set[str]) -> None:
+    from . import __version__
+
+    text = json.dumps({"tensorlab": __version__, "files": sorted(given)}, indent=1) + "\n"
+    (dest / MARKER).write_text(text, encoding="utf-8")
+
+
+def prepare_course(
+    dest: str | os.PathLike, *, update: bool = False, source: str | os.PathLike | None = None
+) -> CourseCopy:
+    """Copy the course into ``dest`` without ever overwriting a file (see the module docstring)."""
+    src = course_root() if source is None else Path(source)
+    dest = Path(dest).expanduser().resolve()
+    if dest.exists() and not dest.is_dir():
+        raise CourseError(f"{dest} exists and is not a folder")
+    files = course_files(src)
+    if dest == src.resolve():  # `tensorlab start .` inside a clone: the course is right here
+        return CourseCopy(dest, first=False, update=update)
+    given = _read_marker(dest)
+    report = CourseCopy(dest, first=given is None, update=update)
+    if given is None:
+        wanted = files
+    else:
+        new = [f for f in files if f not in given]
+        wanted = new if update else []
+        if not update:
+            report.available = [f for f in new if not (dest / f).exists()]
+        report.missing = sorted(f for f in given if not (dest / f).exists())
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        for rel in wanted:
+            target = dest / rel
+            if target.exists() or target.is_symlink():
+                report.skipped.append(rel)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src / rel, target)
+            report.copied.append(rel)
+        if given is None or wanted:
+            _write_marker(dest, (given or set()) | set(wanted))
+    except OSError as e:
+        raise CourseError(f"cannot write the course into {dest}: {e}") from e
+    return report
+
+
+# ---------------------------------------------------------------------------- JupyterLab
+def lab_command(
+    dest: Path, *, port: int | None = None, no_browser: bool = False, extra: list[str] = ()
+) -> list[str]:
+    """The ``jupyter lab`` command (this Python's) serving ``dest``."""
+    cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={dest}"]
+    if (dest / FIRST_LESSON).is_file():
+        cmd.append(f"--LabApp.default_url=/lab/tree/{FIRST_LESSON}")
+    if port is not None:
+        cmd.append(f"--port={port}")
+    if no_browser:
+        cmd.append("--no-browser")
+    return [*cmd, *extra]
+
+
+def run_lab(cmd: list[str], cwd: Path) -> int:
+    """Run JupyterLab. On POSIX the process becomes JupyterLab (signals reach it directly)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if os.name == "posix":
+        os.chdir(cwd)
+        os.execv(cmd[0], cmd)  # does not return
+    return subprocess.call(cmd, cwd=cwd)  # pragma: no cover - Windows

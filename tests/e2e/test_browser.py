@@ -1,0 +1,127 @@
+"""The course in a real JupyterLab, driven through Chromium the way a learner uses it.
+
+- every lesson: open it, Run All, wait for the kernel to be idle, no cell shows an error;
+- every explorer widget: move controls with the mouse and keyboard; after each move its status
+  line and its picture (the PNG bytes on screen) have changed; screenshots are kept;
+- one exercise: a wrong answer shows the named misconception, the right one passes.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from lab_driver import ACTIONS, EXPLORER_CASES, LESSONS, ExplorerView, notebook_errors, stem
+
+pytestmark = pytest.mark.e2e
+
+TIMINGS: dict[str, float] = {}
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=stem)
+def test_lesson_runs_without_errors(jlab, lesson):
+    jlab.open(lesson)
+    TIMINGS[lesson] = jlab.run_all()
+    jlab.shot(jlab.page.locator(".jp-NotebookPanel").first, f"{stem(lesson)}-ran")
+    problems = notebook_errors(jlab.save())
+    assert not problems, f"{lesson} in JupyterLab: " + "; ".join(problems)
+
+
+@pytest.mark.parametrize(
+    "lesson,cell,cls",
+    EXPLORER_CASES,
+    ids=[f"{stem(lesson)}-cell{cell}-{cls}" for lesson, cell, cls in EXPLORER_CASES],
+)
+def test_explorer_responds_to_the_learner(jlab, lesson, cell, cls):
+    page = jlab.ensure_ran(lesson)
+    view = ExplorerView(page, jlab.cell(cell))
+    view.root.wait_for(state="visible", timeout=20_000)
+    assert view.visible(), f"{cls} in {lesson} cell {cell} did not render as a widget"
+    name = f"{stem(lesson)}-cell{cell}-{cls}"
+    jlab.shot(view.root, f"{name}-0-start")
+    state = view.state()
+    assert state.size > 1000 and state.status, f"{cls}: no picture or no status on screen"
+    changes = []
+    for n, (act, status_changes) in enumerate(ACTIONS[cls], 1):
+        t0 = time.monotonic()
+        what = act(view)
+        after = view.wait_changed(state, status=status_changes)
+        seconds = time.monotonic() - t0
+        shot = jlab.shot(view.root, f"{name}-{n}")
+        assert after.digest != state.digest, f"{cls}: {what} did not change the picture; see {shot}"
+        if status_changes:
+            assert after.status != state.status, (
+                f"{cls}: {what} did not change the status line ({state.status!r}); see {shot}"
+            )
+        changes.append((what, status_changes, round(seconds, 2)))
+        state = after
+    print(f"{name}: {changes}")
+    assert sum(1 for _, status, _ in changes if status) >= 2
+
+
+def _wait_executed(page, cell, previous: str, timeout: float = 60.0) -> str:
+    """Wait until the cell's prompt shows a new execution count; return it."""
+    prompt = cell.locator(".jp-InputArea-prompt").first
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        text = prompt.inner_text()
+        if text != previous and "*" not in text and any(ch.isdigit() for ch in text):
+            return text
+        time.sleep(0.1)
+    raise AssertionError(f"cell did not run (prompt still {prompt.inner_text()!r})")
+
+
+def _answer(jlab, answer_cell, check_cell, code: str) -> str:
+    """Type ``code`` into the answer cell, run it and the check below it; the check's text."""
+    page = jlab.page
+    editor = answer_cell.locator(".jp-InputArea-editor .cm-content").first
+    editor.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.type(code)
+    typed = editor.inner_text().strip()
+    assert typed == code, f"the editor holds {typed!r}, not {code!r}"
+    before = check_cell.locator(".jp-InputArea-prompt").first.inner_text()
+    page.keyboard.press("Shift+Enter")  # run the answer, move to the check cell
+    page.keyboard.press("Shift+Enter")  # run the check
+    _wait_executed(page, check_cell, before)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]"
+        ".some(e => /\\|\\s*Idle\\s*$/.test(e.textContent))"
+    )
+    return check_cell.locator(".jp-OutputArea").first.inner_text()
+
+
+def test_exercise_check_names_the_misconception_then_passes(jlab):
+    import nbformat
+
+    path = "exercises/01_convolution.ipynb"
+    nb = nbformat.read(jlab.lab.course / path, as_version=4)
+    roles = {
+        (
+            c.metadata.get("tensorlab", {}).get("question"),
+            c.metadata.get("tensorlab", {}).get("role"),
+        ): i
+        for i, c in enumerate(nb.cells)
+    }
+    answer_i = roles[("conv.valid_shape", "answer")]
+    check_i = roles[("conv.valid_shape", "check")]
+    imports_i = next(i for i, c in enumerate(nb.cells) if "import tensorlab" in c.source)
+
+    jlab.open(path)
+    page = jlab.page
+    imports = jlab.cell(imports_i)
+    imports.locator(".jp-InputArea-editor .cm-content").first.click()
+    page.keyboard.press("Shift+Enter")
+    _wait_executed(page, imports, "")
+
+    answer, check = jlab.cell(answer_i), jlab.cell(check_i)
+    wrong = _answer(jlab, answer, check, "valid_shape = (23, 25)")
+    jlab.shot(check, "exercise-01-valid_shape-wrong")
+    assert "✗ conv.valid_shape" in wrong, wrong
+    assert "Likely misconception" in wrong, wrong
+    assert "H - M + 1 valid positions" in wrong, wrong  # the off-by-one misconception, named
+
+    right = _answer(jlab, answer, check, "valid_shape = (24, 26)")
+    jlab.shot(check, "exercise-01-valid_shape-right")
+    assert "✓ conv.valid_shape" in right and "correct" in right, right
+    assert "misconception" not in right.lower(), right
