@@ -602,7 +602,7 @@ def crop_to_content(fig: Figure, pad: float = 0.06) -> None:
 class TextLine:
     """A ``Text`` in figure coordinates whose string and colour are replaced on update.
 
-    ``get()`` is the string as set; what is drawn may be shrunk or wrapped by :meth:`fit`.
+    ``get()`` is the string as set; what is drawn may be wrapped by :meth:`fit`.
     """
 
     def __init__(self, fig: Figure, x: float = 0.0, y: float = 0.0, **kw):
@@ -626,16 +626,14 @@ class TextLine:
             self.fit(*self.fitted)
 
     def fit(self, max_width: float, dpi: float, max_lines: int = 8) -> None:
-        """Shrink the font a little (to 90 %) or, if that is not enough, wrap at spaces, to fit
-        ``max_width`` pixels."""
+        """Wrap at spaces so no line is wider than ``max_width`` pixels (the font keeps its size:
+        its glyphs are cached, and every line of a figure stays the size it was designed at)."""
         self.fitted = (max_width, dpi, max_lines)
         self.artist.set_text(self.text)
         if not self.text:
             return
         self.artist.set_fontsize(self.artist.base_size)
-        if block_size(self.artist, dpi)[0] * 0.9 <= max_width:
-            shrink_to_width(self.artist, max_width, dpi, min_scale=0.9)
-        else:  # shrinking would not do: wrap at the base size
+        if block_size(self.artist, dpi)[0] > max_width:
             key = _text_key(self.artist, dpi)
             self.artist.set_text(wrap_to_width(self.text, key, max_width, max_lines))
 
