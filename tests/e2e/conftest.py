@@ -34,7 +34,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 # Deterministic JupyterLab: no news or update checks, no extension manager queries, no
-# autosave, every cell attached to the DOM (no windowed rendering), kernels started on open.
+# autosave, every cell attached to the DOM (no windowed rendering), kernels started on open,
+# execution times recorded in the cells' metadata.
 LAB_SETTINGS = {
     "@jupyterlab/apputils-extension/notification": {
         "checkForUpdates": False,
@@ -45,6 +46,7 @@ LAB_SETTINGS = {
         "windowingMode": "none",
         "autoStartDefaultKernel": True,
         "kernelShutdown": True,
+        "recordTiming": True,  # cells carry their execution times: proof they ran in this test
     },
     "@jupyterlab/docmanager-extension/plugin": {"autosave": False},
     "@jupyterlab/extensionmanager-extension/plugin": {"enabled": False},

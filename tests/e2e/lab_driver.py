@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 import nbformat
@@ -81,6 +82,7 @@ class JupyterLabPage:
         self.path: str | None = None
         self.ran = False
         self.opened = 0
+        self.run_started: datetime | None = None
 
     def close(self) -> None:
         if self.page is not None:
@@ -107,6 +109,7 @@ class JupyterLabPage:
         """Run → Run All Cells, as a learner does; returns the seconds it took."""
         page = self.page
         t0 = time.monotonic()
+        self.run_started = datetime.now(timezone.utc)
         page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
         page.locator(".lm-Menu-item", has_text=re.compile(r"^Run All Cells")).first.click()
         page.wait_for_function(RUN_FINISHED, timeout=timeout * 1000, polling=250)
@@ -123,8 +126,7 @@ class JupyterLabPage:
     def save(self) -> nbformat.NotebookNode:
         """Ctrl+S, wait until JupyterLab has written the file, and read it back."""
         page = self.page
-        page.locator(".jp-NotebookPanel .jp-Notebook").first.click(position={"x": 5, "y": 5})
-        page.keyboard.press("Escape")
+        page.keyboard.press("Escape")  # command mode; Ctrl+S is JupyterLab's, not the browser's
         page.keyboard.press("Control+s")
         page.wait_for_function(
             "() => !document.querySelector('.lm-TabBar-tab.jp-mod-current.jp-mod-dirty')",
@@ -142,13 +144,21 @@ class JupyterLabPage:
         return path
 
 
-def notebook_errors(nb) -> list[str]:
-    """Every error output and every code cell left unexecuted, in words."""
+def _ran_since(cell, since: datetime) -> bool:
+    """The cell's recorded execution (JupyterLab's ``recordTiming``) ended after ``since``."""
+    stamp = cell.metadata.get("execution", {}).get("shell.execute_reply")
+    if not stamp:
+        return False
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")) >= since
+
+
+def notebook_errors(nb, since: datetime | None = None) -> list[str]:
+    """Every error output and every code cell left unexecuted (since ``since``), in words."""
     problems = []
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "code" or not cell.source.strip():
             continue
-        if cell.get("execution_count") is None:
+        if cell.get("execution_count") is None or (since and not _ran_since(cell, since)):
             problems.append(f"cell {i} was not run")
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":

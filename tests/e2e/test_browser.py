@@ -23,7 +23,7 @@ def test_lesson_runs_without_errors(jlab, lesson):
     jlab.open(lesson)
     TIMINGS[lesson] = jlab.run_all()
     jlab.shot(jlab.page.locator(".jp-NotebookPanel").first, f"{stem(lesson)}-ran")
-    problems = notebook_errors(jlab.save())
+    problems = notebook_errors(jlab.save(), since=jlab.run_started)
     assert not problems, f"{lesson} in JupyterLab: " + "; ".join(problems)
 
 
@@ -125,3 +125,25 @@ def test_exercise_check_names_the_misconception_then_passes(jlab):
     jlab.shot(check, "exercise-01-valid_shape-right")
     assert "✓ conv.valid_shape" in right and "correct" in right, right
     assert "misconception" not in right.lower(), right
+
+
+def test_a_failing_cell_is_caught(jlab):
+    """The lesson check can fail: Run All on a notebook whose second cell raises."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.cells = [
+        nbformat.v4.new_code_cell("x = 1"),
+        nbformat.v4.new_code_cell("1 / 0"),
+        nbformat.v4.new_code_cell("print('never reached')"),
+    ]
+    nbformat.write(nb, jlab.lab.course / "e2e-broken.ipynb")
+    jlab.open("e2e-broken.ipynb")
+    jlab.run_all(timeout=60)
+    problems = notebook_errors(jlab.save(), since=jlab.run_started)
+    assert problems == ["cell 1: ZeroDivisionError: division by zero", "cell 2 was not run"]

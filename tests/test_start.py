@@ -1,0 +1,397 @@
+"""``tensorlab start``: the course is copied without overwriting anything, ``--update`` adds only
+what is new, JupyterLab gets the right arguments, the wheel carries the course (built and installed
+in a fresh venv, then started), and the saved lessons fall back to still pictures in nbconvert HTML.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tensorlab import cli, course
+from tensorlab.course import MARKER, CourseError, course_files, prepare_course
+
+ROOT = Path(__file__).resolve().parents[1]
+IN_CI = bool(os.environ.get("CI"))
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def repo_course_files() -> list[str]:
+    """The course as the repository holds it (visible files of lessons/ and exercises/)."""
+    out = []
+    for part in ("lessons", "exercises"):
+        for p in (ROOT / part).rglob("*"):
+            rel = p.relative_to(ROOT)
+            if p.is_file() and not any(s.startswith(".") or s == "__pycache__" for s in rel.parts):
+                out.append(rel.as_posix())
+    return sorted(out)
+
+
+@pytest.fixture
+def source(tmp_path) -> Path:
+    """A private copy of the course to play "a newer tensorlab" with."""
+    src = tmp_path / "src"
+    for rel in course_files():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(course.course_root() / rel, src / rel)
+    return src
+
+
+# ---------------------------------------------------------------------------- copying
+def test_course_in_a_clone_is_the_repository():
+    assert course.course_root() == ROOT
+    files = course_files()
+    assert files == repo_course_files()
+    assert "lessons/00_start_here.ipynb" in files and "exercises/release.json" in files
+
+
+def test_first_start_copies_everything(tmp_path, source):
+    dest = tmp_path / "course"
+    report = prepare_course(dest, source=source)
+    assert report.first and not report.skipped
+    assert report.copied == course_files(source)
+    for rel in report.copied:
+        assert digest(dest / rel) == digest(source / rel), rel
+    marker = json.loads((dest / MARKER).read_text())
+    assert marker["files"] == course_files(source)
+    n_lessons = sum(1 for f in report.copied if f.startswith("lessons/"))
+    assert f"copied {n_lessons} lessons" in report.lines()[0]
+
+
+def test_first_start_never_overwrites_and_says_what_it_skipped(tmp_path, source):
+    dest = tmp_path / "course"
+    mine = dest / "lessons" / "00_start_here.ipynb"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("my own notes")
+    report = prepare_course(dest, source=source)
+    assert report.skipped == ["lessons/00_start_here.ipynb"]
+    assert mine.read_text() == "my own notes"
+    assert "lessons/00_start_here.ipynb" not in report.copied
+    text = "\n".join(report.lines())
+    assert "skipped 1 file(s) you already have" in text and "00_start_here.ipynb" in text
+
+
+def test_later_start_copies_nothing_and_update_adds_only_new_files(tmp_path, source):
+    dest = tmp_path / "course"
+    prepare_course(dest, source=source)
+    edited = dest / "exercises" / "01_convolution.ipynb"
+    edited.write_text("the learner's answers")
+    removed = dest / "lessons" / "12_pytorch_trivia.ipynb"
+    removed.unlink()
+    # a newer tensorlab: one new lesson, one changed lesson
+    (source / "lessons" / "13_new_topic.ipynb").write_text("{}")
+    (source / "exercises" / "01_convolution.ipynb").write_text("a newer template")
+
+    again = prepare_course(dest, source=source)
+    assert not again.first and again.copied == [] and again.skipped == []
+    assert again.available == ["lessons/13_new_topic.ipynb"]
+    text = "\n".join(again.lines())
+    assert "--update" in text and "13_new_topic.ipynb" in text
+    assert not (dest / "lessons" / "13_new_topic.ipynb").exists()
+    assert not removed.exists()
+
+    update = prepare_course(dest, update=True, source=source)
+    assert update.copied == ["lessons/13_new_topic.ipynb"]
+    assert update.missing == ["lessons/12_pytorch_trivia.ipynb"]  # reported, not restored
+    assert not removed.exists()
+    assert edited.read_text() == "the learner's answers"
+    assert "lessons/13_new_topic.ipynb" in json.loads((dest / MARKER).read_text())["files"]
+    assert prepare_course(dest, update=True, source=source).copied == []
+
+
+def test_update_never_overwrites_a_file_with_a_new_name(tmp_path, source):
+    dest = tmp_path / "course"
+    prepare_course(dest, source=source)
+    (source / "lessons" / "13_new_topic.ipynb").write_text("{}")
+    (dest / "lessons" / "13_new_topic.ipynb").write_text("the learner's own file")
+    report = prepare_course(dest, update=True, source=source)
+    assert report.copied == [] and report.skipped == ["lessons/13_new_topic.ipynb"]
+    assert (dest / "lessons" / "13_new_topic.ipynb").read_text() == "the learner's own file"
+
+
+def test_hidden_files_are_not_part_of_the_course(tmp_path, source):
+    (source / "lessons" / ".ipynb_checkpoints").mkdir()
+    (source / "lessons" / ".ipynb_checkpoints" / "00_start_here-checkpoint.ipynb").write_text("{}")
+    assert not any("checkpoint" in f for f in course_files(source))
+
+
+def test_destination_that_is_a_file_is_an_error(tmp_path, source):
+    (tmp_path / "course").write_text("")
+    with pytest.raises(CourseError, match="not a folder"):
+        prepare_course(tmp_path / "course", source=source)
+
+
+# ---------------------------------------------------------------------------- the command
+@pytest.fixture
+def launched(monkeypatch):
+    """Capture the JupyterLab command instead of running it."""
+    calls = []
+
+    def fake_run_lab(cmd, cwd):
+        calls.append((cmd, cwd))
+        return 0
+
+    monkeypatch.setattr(course, "run_lab", fake_run_lab)
+    return calls
+
+
+def test_cli_start_copies_then_opens_jupyterlab_there(tmp_path, monkeypatch, capsys, launched):
+    monkeypatch.chdir(tmp_path)
+    argv = ["start", "--no-browser", "--port", "8899", "--", "--IdentityProvider.token=t0k"]
+    assert cli.main(argv) == 0
+    dest = (tmp_path / "tensorlab-course").resolve()
+    assert (dest / "lessons" / "00_start_here.ipynb").is_file()
+    assert (dest / "exercises" / "release.json").is_file()
+    ((cmd, cwd),) = launched
+    assert cmd[:3] == [sys.executable, "-m", "jupyterlab"] and cwd == dest
+    assert f"--ServerApp.root_dir={dest}" in cmd
+    assert "--port=8899" in cmd and "--no-browser" in cmd
+    assert cmd[-1] == "--IdentityProvider.token=t0k"
+    assert "--LabApp.default_url=/lab/tree/lessons/00_start_here.ipynb" in cmd
+    out = capsys.readouterr().out
+    assert "copied" in out and str(dest) in out
+
+    assert cli.main(["start", "--update"]) == 0
+    (cmd2, _) = launched[1]
+    assert "--no-browser" not in cmd2 and not any(a.startswith("--port") for a in cmd2)
+    assert "already has every lesson" in capsys.readouterr().out
+
+
+def test_cli_start_into_a_file_fails_cleanly(tmp_path, capsys, launched):
+    (tmp_path / "x").write_text("")
+    assert cli.main(["start", str(tmp_path / "x")]) == 1
+    assert "not a folder" in capsys.readouterr().err and not launched
+
+
+def test_cli_start_help_and_usage():
+    r = subprocess.run(
+        [sys.executable, "-m", "tensorlab.cli", "start", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 0 and "--update" in r.stdout and "--no-browser" in r.stdout
+    r = subprocess.run(
+        [sys.executable, "-m", "tensorlab.cli", "start", "--port", "many"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 2
+
+
+def test_cli_check_in_a_started_course_uses_the_shipped_templates(tmp_path, monkeypatch, launched):
+    """A learner answers in place, so the notebook no longer matches release.json: ``check``
+    still grades it against the pristine template shipped with tensorlab."""
+    pytest.importorskip("nbclient")
+    import nbformat
+
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["start", "course"]) == 0
+    nb_path = tmp_path / "course" / "exercises" / "01_convolution.ipynb"
+    nb = nbformat.read(nb_path, as_version=4)
+    cell = next(
+        c
+        for c in nb.cells
+        if c.metadata.get("tensorlab", {}) == {"question": "conv.valid_shape", "role": "answer"}
+    )
+    cell.source = "valid_shape = (23, 25)"
+    nbformat.write(nb, nb_path)
+    r = subprocess.run(
+        [sys.executable, "-m", "tensorlab.cli", "check", str(nb_path), "--cell-timeout", "20"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=180,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "✗ conv.valid_shape" in r.stdout
+    assert "likely misconception: there are H - M + 1 valid positions" in r.stdout
+
+
+# ---------------------------------------------------------------------------- the wheel
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _build_wheel(out: Path) -> Path:
+    try:
+        import hatchling  # noqa: F401
+
+        isolation = ["--no-build-isolation"]
+    except ImportError:  # pragma: no cover - the test extra installs hatchling
+        if IN_CI:
+            raise
+        isolation = []
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            *isolation,
+            "-q",
+            "-w",
+            str(out),
+            str(ROOT),
+        ],
+        check=True,
+        timeout=300,
+    )
+    (wheel,) = out.glob("tensorlab-*.whl")
+    return wheel
+
+
+def _fresh_venv(where: Path, wheel: Path) -> Path:
+    """A new venv with the wheel installed (no network: its dependencies are this env's)."""
+    subprocess.run([sys.executable, "-m", "venv", str(where)], check=True, timeout=300)
+    python = where / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+        check=True,
+        timeout=300,
+    )
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    outer = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    Path(site, "_outer_env.pth").write_text("\n".join(sorted(outer)) + "\n")
+    return python
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the fresh-venv test uses POSIX paths and signals")
+def test_wheel_carries_the_course_and_starts_from_a_fresh_venv(tmp_path):
+    wheel = _build_wheel(tmp_path / "dist")
+    with zipfile.ZipFile(wheel) as z:
+        names = [n for n in z.namelist() if n.startswith("tensorlab/_course/")]
+        shipped = sorted(n.removeprefix("tensorlab/_course/") for n in names)
+        assert shipped == repo_course_files()
+        for n in names:
+            rel = n.removeprefix("tensorlab/_course/")
+            assert hashlib.sha256(z.read(n)).hexdigest() == digest(ROOT / rel), rel
+
+    python = _fresh_venv(tmp_path / "venv", wheel)
+    venv = tmp_path / "venv"
+    probe = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import tensorlab.course as c; print(c.__file__); print(c.course_root())",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    ).stdout.split()
+    assert all(Path(p).resolve().is_relative_to(venv.resolve()) for p in probe), probe
+
+    port, token = _free_port(), "wheel-test-token"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MPLBACKEND")}
+    for var, sub in (
+        ("JUPYTER_CONFIG_DIR", "cfg"),
+        ("JUPYTER_DATA_DIR", "data"),
+        ("JUPYTER_RUNTIME_DIR", "rt"),
+        ("JUPYTERLAB_SETTINGS_DIR", "settings"),
+        ("JUPYTERLAB_WORKSPACES_DIR", "ws"),
+    ):
+        env[var] = str(tmp_path / "jupyter" / sub)
+    cmd = [
+        str(venv / "bin" / "tensorlab"),
+        "start",
+        "my-course",
+        "--no-browser",
+        "--port",
+        str(port),
+    ]
+    cmd += ["--", f"--IdentityProvider.token={token}", "--ServerApp.ip=127.0.0.1"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-root")
+    log = tmp_path / "lab.log"
+    with open(log, "w") as fh:
+        proc = subprocess.Popen(
+            cmd, cwd=tmp_path, env=env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+
+        def get(path: str):
+            req = urllib.request.Request(
+                f"http://127.0.0.1:{port}{path}", headers={"Authorization": f"token {token}"}
+            )
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, r.read()
+
+        deadline = time.monotonic() + 90
+        while True:
+            assert proc.poll() is None, log.read_text()
+            try:
+                get("/api/status")
+                break
+            except OSError:
+                assert time.monotonic() < deadline, log.read_text()
+                time.sleep(0.25)
+        status, body = get("/api/contents/lessons")
+        listed = sorted(f["name"] for f in json.loads(body)["content"])
+        assert listed == sorted(
+            Path(f).name for f in repo_course_files() if f.startswith("lessons/")
+        )
+        assert get("/lab")[0] == 200
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+    course_dir = tmp_path / "my-course"
+    for rel in repo_course_files():
+        assert digest(course_dir / rel) == digest(ROOT / rel), rel
+    assert "copied" in log.read_text()
+
+
+# ---------------------------------------------------------------------------- without a kernel
+def _explorer_lessons() -> list[Path]:
+    return [
+        p
+        for p in sorted((ROOT / "lessons").glob("*.ipynb"))
+        if re.search(r"\b\w+Explorer\(", p.read_text(encoding="utf-8"))
+    ]
+
+
+@pytest.mark.parametrize("path", _explorer_lessons(), ids=lambda p: p.stem)
+def test_nbconvert_html_shows_a_still_picture_after_every_explorer(path):
+    """Opened without a kernel (nbconvert's HTML), a still picture follows each explorer
+    (before the next one)."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    nb = nbformat.read(path, as_version=4)
+    html, _ = HTMLExporter().from_notebook_node(nb)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    explorers = [i for i, c in enumerate(code) if re.search(r"\b\w+Explorer\(", c.source)]
+    assert explorers
+    for k, i in enumerate(explorers):
+        start = html.index(f'id="cell-id={code[i].id}"')
+        upto = explorers[k + 1] if k + 1 < len(explorers) else None
+        end = html.index(f'id="cell-id={code[upto].id}"') if upto is not None else len(html)
+        assert "data:image/png;base64" in html[start:end], (
+            f"{path.name}: no still picture after the explorer in cell {code[i].id}"
+        )
