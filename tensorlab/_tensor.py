@@ -8,7 +8,9 @@ themselves to ``Tensor`` through :func:`tensor_method`.
 from __future__ import annotations
 
 import builtins
+import functools
 import warnings
+import weakref
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -16,6 +18,8 @@ import numpy as np
 from . import _dtype as D
 from . import _layout as L
 from ._storage import UntypedStorage, new_storage
+from .autograd import graph as _graph
+from .autograd.grad_mode import STATE as _GRAD
 
 # name -> function, for ``tensorlab.<name>`` module-level functions made from methods
 MODULE_FUNCTIONS: dict[str, Callable] = {}
@@ -126,10 +130,95 @@ def _is_index_like(a) -> bool:
     return isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_))
 
 
+def _records_view(name):
+    """Record the decorated view op in the autograd graph: in grad mode, when ``self`` requires
+    grad, the view gets a node called ``name`` (or ``name(*args, **kwargs)``) that routes its
+    gradient back by replaying the op (see :mod:`tensorlab.autograd.views`)."""
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def method(self, *args, **kwargs):
+            out = fn(self, *args, **kwargs)
+            if _GRAD.enabled and out is not self and self.requires_grad:
+                from .autograd.views import record_view
+
+                label = name if isinstance(name, str) else name(*args, **kwargs)
+                record_view(out, self, label, lambda t: fn(t, *args, **kwargs))
+            return out
+
+        return method
+
+    return deco
+
+
+def _record_copy(out: Tensor, x: Tensor, name: str) -> Tensor:
+    """A fresh copy of ``x`` (clone, dtype cast) passes the gradient straight through."""
+    if _GRAD.enabled and x.requires_grad and out.dtype.is_floating_point:
+        from .autograd.formulas import PassThrough
+
+        _graph.attach(out, PassThrough(name, x))
+    return out
+
+
+def _rename(views, name: str):
+    """PyTorch records one node for ``unbind``/``split``: give each piece's node that name."""
+    for v in views:
+        if v._grad_fn is not None:
+            v._grad_fn._name = name
+    return views
+
+
+def _squeeze_name(dim=None) -> str:
+    if dim is None:
+        return "SqueezeBackward0"
+    return "SqueezeBackward2" if isinstance(dim, (tuple, list)) else "SqueezeBackward1"
+
+
+_META_NAME = {
+    "bool": "bool",
+    "uint8": "unsigned char",
+    "int8": "signed char",
+    "int16": "short int",
+    "int32": "int",
+    "int64": "long int",
+    "float16": "c10::Half",
+    "float32": "float",
+    "float64": "double",
+}
+_SCALAR_NAME = {
+    "bool": "Bool",
+    "uint8": "Byte",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "float16": "Half",
+    "float32": "Float",
+    "float64": "Double",
+}
+_NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
+
 class Tensor:
     """A strided view of a storage. Construct tensors with ``tensorlab.tensor`` & co., not directly."""
 
     __array_priority__ = 1000  # so ``ndarray + Tensor`` defers to Tensor.__radd__
+
+    # autograd state (class defaults, so that plain tensors cost nothing to create)
+    _requires_grad = False  # a leaf that requires grad
+    _grad = None  # the accumulated gradient (a Tensor)
+    _grad_fn = None  # the node that made this tensor (None for a leaf)
+    _accumulator = None  # weakref to the leaf's AccumulateGrad node
+    _retains_grad = False
+    _view_version = 0  # version of the base when the view's grad_fn was last set
+    _view_tracked = True  # the view was made in grad mode (PyTorch: a differentiable view)
+    _view_no_grad = False  # the view was made under no_grad
 
     def __init__(
         self,
@@ -146,9 +235,7 @@ class Tensor:
         self._offset = int(offset)
         self._dtype = dtype
         self._base = base  # the tensor this is a view of (the root, never a view itself)
-        self.requires_grad = False
-        self.grad = None
-        self.grad_fn = None
+        self._vc = [0]  # version counter, shared with views; in-place writes increment it
 
     # ------------------------------------------------------------------ construction helpers
     @classmethod
@@ -189,6 +276,12 @@ class Tensor:
             self._dtype,
             base=self._base if self._base is not None else self,
         )
+        vc = self._vc
+        out._vc = vc
+        out._view_version = vc[0]
+        if not _GRAD.enabled:
+            out._view_tracked = False
+            out._view_no_grad = True
         return out
 
     def _np(self) -> np.ndarray:
@@ -359,7 +452,14 @@ class Tensor:
         return (_rebuild, (np.array(self._np()), self._dtype.name, self.requires_grad))
 
     def __deepcopy__(self, memo):
-        out = self.clone()
+        if not self.is_leaf:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol at the moment.  If you were attempting to deepcopy a module, this may "
+                "be because of a tensorlab.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
+            )
+        out = self.detach().clone()
         out.requires_grad = self.requires_grad
         return out
 
@@ -395,7 +495,7 @@ class Tensor:
         dtype = self._dtype if dtype is None else D.to_dtype(dtype)
         if dtype is self._dtype and not copy:
             return self
-        return _cast(self, dtype)
+        return _record_copy(_cast(self, dtype), self, "ToCopyBackward0")
 
     def float(self):
         return self.to(D.float32)
@@ -427,12 +527,140 @@ class Tensor:
     def cpu(self):
         return self
 
+    # ------------------------------------------------------------------ autograd
+    @property
+    def requires_grad(self) -> bool:
+        """True for a leaf marked to require grad and for every result computed from one in
+        grad mode (those have a ``grad_fn``)."""
+        if self._requires_grad:
+            return True
+        if self._base is None:
+            return self._grad_fn is not None
+        return self.grad_fn is not None or (self._view_no_grad and self._base.requires_grad)
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if not self.is_leaf and not getattr(self, "_fake_history", False):
+            extra = (
+                ""
+                if value
+                else " If you want to use a computed variable in a subgraph that doesn't require "
+                "differentiation use var_no_grad = var.detach()."
+            )
+            raise RuntimeError(f"you can only change requires_grad flags of leaf variables.{extra}")
+        if value and not self._dtype.is_floating_point:
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients"
+            )
+        self._requires_grad = bool(value)
+
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Mark this leaf as requiring grad (or not); returns ``self``."""
+        if not self.is_leaf:
+            if requires_grad:
+                return self
+            self.requires_grad = False  # raises PyTorch's message
         if requires_grad and not self._dtype.is_floating_point:
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients"
             )
-        self.requires_grad = bool(requires_grad)
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        """The node of the op that made this tensor (None for a leaf)."""
+        if self._base is not None and self._view_tracked and self._vc[0] != self._view_version:
+            from .autograd.views import regenerate
+
+            regenerate(self)  # the base was written in place since this view's node was made
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node) -> None:
+        # PyTorch does not allow this. Kept (temporarily) for tests/test_printing.py, which fakes a
+        # history and then sets requires_grad on it.
+        self._grad_fn = node
+        self._fake_history = True
+
+    @property
+    def is_leaf(self) -> bool:
+        """True when no recorded op made this tensor (every tensor that does not require grad,
+        and the ones the user marked with ``requires_grad``)."""
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        """The gradient accumulated by ``backward()`` (None before), for leaves that require
+        grad and for tensors that called ``retain_grad()``."""
+        if self._grad is None and not self.is_leaf and not self._retains_grad:
+            warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is None:
+            self._grad = None
+            return
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                "assigned grad expected to be a Tensor or None but got grad of type "
+                f"{type(value).__name__}"
+            )
+        if value.dtype is not self._dtype:
+            raise RuntimeError(
+                f"attempting to assign a gradient with dtype '{_META_NAME[value.dtype.name]}' to "
+                f"a tensor with grad_dtype '{_SCALAR_NAME[self._dtype.name]}'. The gradient must "
+                "match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+                "tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. "
+                "Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
+                "may break downstream systems that assume they match."
+            )
+        if value._shape != self._shape:
+            raise RuntimeError(
+                f"attempting to assign a gradient of size '{L._fmt(value._shape)}' to a tensor of "
+                f"size '{L._fmt(self._shape)}'. Please ensure that the gradient and the tensor are "
+                "the same size"
+            )
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad and not self.is_leaf
+
+    def retain_grad(self) -> None:
+        """Ask ``backward()`` to fill ``.grad`` of this non-leaf tensor too."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.is_leaf:
+            return
+        self.grad_fn._retained = weakref.ref(self)
+        self._retains_grad = True
+
+    @property
+    def _version(self) -> int:
+        """How many in-place writes this tensor (or a view of the same base) has had."""
+        return self._vc[0]
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Add d(self)/d(leaf), weighted by ``gradient`` (needed unless ``self`` is a scalar),
+        into the ``.grad`` of every leaf ``self`` depends on."""
+        from .autograd.api import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def detach_(self) -> Tensor:
+        """Make this tensor a leaf that does not require grad (not allowed for views)."""
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
+        self._grad_fn = None
+        self._requires_grad = False
         return self
 
     # ------------------------------------------------------------------ copies of the whole tensor
@@ -441,9 +669,11 @@ class Tensor:
         ``x.t().clone()`` has ``x.t()``'s strides. ``contiguous()`` is the row-major copy."""
         _check_memory_format(memory_format)
         if memory_format is contiguous_format:
-            return self._contiguous_copy()
-        stride = L.preserve_strides(self._shape, self._stride)
-        return Tensor._from_array_strided(self._np(), self._dtype, stride)
+            out = self._contiguous_copy()
+        else:
+            stride = L.preserve_strides(self._shape, self._stride)
+            out = Tensor._from_array_strided(self._np(), self._dtype, stride)
+        return _record_copy(out, self, "CloneBackward0")
 
     def _contiguous_copy(self) -> Tensor:
         return Tensor._from_array(self._np(), self._dtype)
@@ -451,13 +681,27 @@ class Tensor:
     def contiguous(self, memory_format=None) -> Tensor:
         """``self`` if already contiguous, otherwise a contiguous (row-major) copy."""
         _check_memory_format(memory_format)
-        return self if self.is_contiguous() else self._contiguous_copy()
+        return self if self.is_contiguous() else self.clone(memory_format=contiguous_format)
 
     def detach(self) -> Tensor:
-        """Same storage and layout, cut from autograd (a view in PyTorch's sense: shares memory)."""
-        return self.data
+        """Same storage and layout, cut from autograd: a leaf that does not require grad (it
+        shares memory, and the version counter, with ``self``)."""
+        out = Tensor(self._storage, self._shape, self._stride, self._offset, self._dtype)
+        out._vc = self._vc
+        return out
+
+    def _unsafe_view(self, shape) -> Tensor:
+        """``self`` (a fresh contiguous copy) seen with another shape, as a new tensor rather than
+        a view (PyTorch's ``_unsafe_view``, used by ``reshape`` when it has to copy)."""
+        out = Tensor(self._storage, shape, L.contiguous_strides(shape), self._offset, self._dtype)
+        if _GRAD.enabled and self.requires_grad:
+            from .autograd.formulas import UnsafeViewBackward0
+
+            _graph.attach(out, UnsafeViewBackward0(self))
+        return out
 
     # ------------------------------------------------------------------ views: reshaping
+    @_records_view("ViewBackward0")
     def view(self, *shape) -> Tensor:
         """Same storage, new shape. Raises ``RuntimeError`` when the strides cannot express it."""
         if not shape:
@@ -490,8 +734,8 @@ class Tensor:
         shape = L.infer_size(_as_shape(shape), self.numel())
         stride = L.view_strides(self._shape, self._stride, shape)
         if stride is not None:
-            return self._view(shape, stride)
-        return self._contiguous_copy().view(shape)
+            return self.view(shape)
+        return self.clone(memory_format=contiguous_format)._unsafe_view(shape)
 
     def reshape_as(self, other: Tensor) -> Tensor:
         return self.reshape(other.shape)
@@ -525,11 +769,13 @@ class Tensor:
         return self.view(self._shape[:d] + tuple(sizes) + self._shape[d + 1 :])
 
     # ------------------------------------------------------------------ views: axes
+    @_records_view("UnsqueezeBackward0")
     def unsqueeze(self, dim: int) -> Tensor:
         """Insert an axis of size 1 at ``dim`` (``-1`` means after the last axis)."""
         d = L.wrap_dim(dim, self.ndim + 1)
         return self._view(*L.unsqueeze_layout(self._shape, self._stride, d))
 
+    @_records_view(_squeeze_name)
     def squeeze(self, dim=None) -> Tensor:
         """Drop size-1 axes: all of them, one ``dim``, or a tuple of dims (others are left alone)."""
         if dim is None:
@@ -539,6 +785,7 @@ class Tensor:
             keep = [i for i, s in enumerate(self._shape) if not (i in dims and s == 1)]
         return self._view(tuple(self._shape[i] for i in keep), tuple(self._stride[i] for i in keep))
 
+    @_records_view("TransposeBackward0")
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         a, b = L.wrap_dim(dim0, self.ndim), L.wrap_dim(dim1, self.ndim)
         if self.ndim == 0:
@@ -549,6 +796,7 @@ class Tensor:
 
     swapaxes = swapdims = transpose
 
+    @_records_view("TBackward0")
     def t(self) -> Tensor:
         if self.ndim > 2:
             raise RuntimeError(
@@ -566,7 +814,7 @@ class Tensor:
                 UserWarning,
                 stacklevel=2,
             )
-            return self._view((), ())
+            return self._permute(())
         if self.ndim != 2:
             warnings.warn(
                 "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
@@ -600,6 +848,10 @@ class Tensor:
         order = [L.wrap_dim(d, self.ndim) for d in dims]
         if len(set(order)) != len(order):
             raise RuntimeError("permute(): duplicate dims are not allowed.")
+        return self._permute(order)
+
+    @_records_view("PermuteBackward0")
+    def _permute(self, order) -> Tensor:
         return self._view(*L.permute_layout(self._shape, self._stride, order))
 
     def movedim(self, source, destination) -> Tensor:
@@ -614,16 +866,17 @@ class Tensor:
         src = L.wrap_dims(src, self.ndim)
         dst = L.wrap_dims(dst, self.ndim)
         if self.ndim == 0:
-            return self._view((), ())
+            return self._permute(())
         order = [-1] * self.ndim
         for s, d in zip(src, dst):
             order[d] = s
         rest = iter(d for d in range(self.ndim) if d not in src)
         order = [o if o != -1 else next(rest) for o in order]
-        return self._view(*L.permute_layout(self._shape, self._stride, order))
+        return self._permute(order)
 
     moveaxis = movedim
 
+    @_records_view("ExpandBackward0")
     def expand(self, *sizes) -> Tensor:
         """Broadcast size-1 axes to ``sizes`` with stride 0: no memory is copied."""
         if not sizes:
@@ -644,6 +897,7 @@ class Tensor:
         return self.expand(shape)
 
     # ------------------------------------------------------------------ views: pieces
+    @_records_view("SliceBackward0")
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
         if self.ndim == 0:
             raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
@@ -667,6 +921,7 @@ class Tensor:
         shape[d] = length
         return self._view(shape, self._stride, self._offset + start * self._stride[d])
 
+    @_records_view("SelectBackward0")
     def select(self, dim: int, index: int) -> Tensor:
         if self.ndim == 0:
             raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -690,7 +945,7 @@ class Tensor:
         d = L.wrap_dim(dim, self.ndim)
         if self.ndim == 0:
             raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
-        return tuple(self.select(d, i) for i in range(self._shape[d]))
+        return _rename(tuple(self.select(d, i) for i in range(self._shape[d])), "UnbindBackward0")
 
     def split(self, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
         if self.ndim == 0:
@@ -699,6 +954,7 @@ class Tensor:
         size = self._shape[d]
         if isinstance(split_size_or_sections, (list, tuple)):
             sections = [int(s) for s in split_size_or_sections]
+            name = "SplitWithSizesBackward0"
             if sum(sections) != size or any(s < 0 for s in sections):
                 raise RuntimeError(
                     f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
@@ -706,6 +962,7 @@ class Tensor:
                 )
         else:
             step = int(split_size_or_sections)
+            name = "SplitBackward0"
             if step < 0:
                 raise RuntimeError(
                     f"split expects split_size be non-negative, but got split_size={step}"
@@ -716,13 +973,13 @@ class Tensor:
                         "split_size can only be 0 if dimension size is 0, but got dimension size "
                         f"of {size}"
                     )
-                return (self._view(self._shape, self._stride),)
+                return _rename((self.narrow(d, 0, 0),), name)
             sections = [min(step, size - i) for i in range(0, size, step)] or [0]
         out, start = [], 0
         for n in sections:
             out.append(self.narrow(d, start, n))
             start += n
-        return tuple(out)
+        return _rename(tuple(out), name)
 
     def tensor_split(self, sections, dim: int = 0) -> tuple[Tensor, ...]:
         d = L.wrap_dim(dim, self.ndim, scalar_ok=False)
@@ -748,7 +1005,9 @@ class Tensor:
 
 
 def check_inplace(t: Tensor) -> None:
-    """Called by every in-place op before it writes. Autograd installs its rules here."""
+    """Called by every in-place op before it writes: autograd's rules (a leaf that requires grad,
+    or a view of one, refuses in grad mode) and the version counter, then any extra hooks."""
+    _graph.inplace_rules(t)
     for hook in INPLACE_HOOKS:
         hook(t)
 
@@ -771,7 +1030,7 @@ def _cast(t: Tensor, dtype: D.dtype) -> Tensor:
 
 def _rebuild(arr, dtype_name, requires_grad):
     t = Tensor._from_array(arr, D._BY_NAME[dtype_name])
-    t.requires_grad = requires_grad
+    t._requires_grad = bool(requires_grad)
     return t
 
 

@@ -6,10 +6,42 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
-from .._tensor import Tensor, _as_shape, tensor_method
+from .._tensor import Tensor, _as_shape, contiguous_format, tensor_method
+from ..autograd import formulas as AG
+from ..autograd.graph import differentiable
+
+
+def _grad_flip(out, input, *dims):
+    return AG.FlipBackward0(input, L.wrap_dims(_as_shape(dims, "dims"), input.ndim))
+
+
+def _grad_repeat(out, input, *sizes):
+    return AG.RepeatBackward0(input, _as_shape(sizes, "repeats"))
+
+
+def _grad_cat(out, tensors, dim=0):
+    tensors = list(tensors)
+    used = [not (t.ndim == 1 and t.numel() == 0) for t in tensors]
+    ref = next(t for t, u in zip(tensors, used) if u)
+    return AG.CatBackward0(tensors, L.wrap_dim(dim, ref.ndim), used)
+
+
+def _grad_stack(out, tensors, dim=0):
+    tensors = list(tensors)
+    return AG.StackBackward0(tensors, L.wrap_dim(dim, tensors[0].ndim + 1))
+
+
+def _grad_repeat_interleave(out, input, repeats=None, dim=None, **kwargs):
+    reps = repeats._np().reshape(-1)
+    n = input.numel() if dim is None else (input.shape[dim] if input.ndim else 1)
+    reps = np.broadcast_to(reps, (n,)) if reps.size == 1 else reps
+    index = np.repeat(np.arange(n), reps)
+    d = 0 if dim is None else (L.wrap_dim(dim, input.ndim) if input.ndim else 0)
+    return AG.IndexSelectBackward0(input, index, d, dim is None)
 
 
 @tensor_method("flip")
+@differentiable(_grad_flip, "flip")
 def flip(input: Tensor, *dims) -> Tensor:
     """Reverse the order along ``dims``. A copy: tensorlab (like PyTorch) has no negative strides."""
     dims = L.wrap_dims(_as_shape(dims, "dims"), input.ndim)
@@ -34,6 +66,7 @@ def flipud(input: Tensor) -> Tensor:
 
 
 @tensor_method("repeat", function=False)
+@differentiable(_grad_repeat, "repeat")
 def repeat(input: Tensor, *sizes) -> Tensor:
     """Tile the *whole* tensor ``sizes[i]`` times along each dim (numpy's ``tile``, not ``repeat``)."""
     if not sizes:
@@ -104,10 +137,20 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Ten
         base = input.flatten() if dim is None else (input.reshape(1) if input.ndim == 0 else input)
         shape = list(base.shape)
         shape.insert(d + 1, reps)
-        copy = base.unsqueeze(d + 1).expand(*shape)._contiguous_copy()
+        copy = base.unsqueeze(d + 1).expand(*shape).clone(memory_format=contiguous_format)
         return copy.flatten(d, d + 1)
     if np.any(np.asarray(reps) < 0):
         raise RuntimeError("repeats can not be negative")
+    return _repeat_counts(input, src, reps, d, repeats, dim)
+
+
+def _grad_repeat_counts(out, input, src, reps, d, repeats, dim):
+    return _grad_repeat_interleave(out, input, repeats, dim)
+
+
+@differentiable(_grad_repeat_counts, "repeat_interleave")
+def _repeat_counts(input, src, reps, d, repeats, dim) -> Tensor:
+    """``repeat_interleave`` with a tensor of counts (PyTorch: an ``index_select``)."""
     return Tensor._from_array(np.repeat(src, reps, axis=d), input.dtype)
 
 
@@ -129,6 +172,7 @@ def _tensors_arg(tensors, name: str) -> list[Tensor]:
     return tensors
 
 
+@differentiable(_grad_cat, "cat")
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dim (a copy; dtypes are promoted)."""
     tensors = _tensors_arg(tensors, "cat")
@@ -161,6 +205,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
 concat = concatenate = cat
 
 
+@differentiable(_grad_stack, "stack")
 def stack(tensors, dim: int = 0) -> Tensor:
     """Join same-shaped tensors along a *new* dim (a copy)."""
     tensors = _tensors_arg(tensors, "stack")

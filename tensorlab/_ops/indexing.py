@@ -15,6 +15,9 @@ import numpy as np
 from .. import _dtype as D
 from .. import _layout as L
 from .._tensor import Tensor, check_inplace, tensor_method
+from ..autograd import formulas as AG
+from ..autograd.grad_mode import STATE as _GRAD
+from ..autograd.graph import attach
 
 _INDEX_TYPES = "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices"
 
@@ -194,18 +197,86 @@ def _numpy_index(view_shape, advanced) -> tuple:
     return tuple(x for i, x in enumerate(idx) if i not in skip)
 
 
+def _view_ops(t: Tensor, index, *, setitem: bool = False) -> list[str]:
+    """The view ops PyTorch applies for the basic part of ``index``, by node name.
+
+    Items are applied left to right: ``None`` (and ``True``/``False``) unsqueeze, an int
+    selects, a slice slices - except a slice that keeps a whole dim inside a tuple index (and
+    any such slice in an assignment), which PyTorch skips.
+    """
+    items = index if isinstance(index, tuple) else (index,)
+    whole_ok = isinstance(index, tuple) or setitem
+    names: list[str] = []
+    consumed = sum(
+        0
+        if it is None or it is Ellipsis or isinstance(it, (builtins.bool, np.bool_))
+        else (max(it.ndim, 1) if _is_mask(it) else 1)
+        for it in items
+    )
+    dim, ellipsis_seen = 0, False
+    for it in items:
+        if it is Ellipsis:
+            dim += 0 if ellipsis_seen else t.ndim - consumed
+            ellipsis_seen = True
+        elif it is None or isinstance(it, (builtins.bool, np.bool_)):
+            names.append("UnsqueezeBackward0")
+        elif _is_int(it) or (isinstance(it, Tensor) and it.ndim == 0 and not _is_mask(it)):
+            names.append("SelectBackward0")
+            dim += 1
+        elif isinstance(it, slice):
+            size = t._shape[dim]
+            step = 1 if it.step is None else int(it.step)
+            start = 0 if it.start is None else int(it.start)
+            stop = size if it.stop is None else int(it.stop)
+            whole = step == 1 and start in (0, -size if size else 0) and stop >= size
+            if not (whole and whole_ok):
+                names.append("SliceBackward0")
+            dim += 1
+        else:
+            dim += max(it.ndim, 1) if _is_mask(it) else 1
+    return names
+
+
+def _is_mask(it) -> bool:
+    if isinstance(it, Tensor):
+        return it.dtype in (D.bool_, D.uint8)
+    return isinstance(it, np.ndarray) and it.dtype == np.bool_
+
+
+def _basic_replay(index):
+    def replay(t: Tensor) -> Tensor:
+        return t._view(*_parse(t, index)[0])
+
+    return replay
+
+
 @tensor_method("__getitem__", function=False)
 def getitem(self: Tensor, index) -> Tensor:
     (shape, stride, offset), advanced = _parse(self, index)
     view = self._view(shape, stride, offset)
+    track = _GRAD.enabled and self.requires_grad
+    source = view
+    if track:
+        from ..autograd.views import record_view
+
+        names = _view_ops(self, index)
+        if names or not advanced:
+            record_view(view, self, names[-1] if names else "AliasBackward0", _basic_replay(index))
+        else:
+            source = self  # no view op: index the tensor itself
     if not advanced:
         return view
     _check_broadcast(advanced)
-    result = view._np()[_numpy_index(shape, advanced)]
+    np_index = _numpy_index(shape, advanced)
+    result = view._np()[np_index]
     strides = _advanced_strides(shape, stride, advanced)
     if strides is None or len(strides) != result.ndim:
-        return Tensor._from_array(np.ascontiguousarray(result), self.dtype)
-    return Tensor._from_array_strided(result, self.dtype, strides)
+        out = Tensor._from_array(np.ascontiguousarray(result), self.dtype)
+    else:
+        out = Tensor._from_array_strided(result, self.dtype, strides)
+    if track and out.dtype.is_floating_point:
+        attach(out, AG.IndexBackward0(source, np_index))
+    return out
 
 
 def _check_broadcast(advanced) -> None:
@@ -304,8 +375,37 @@ def _value_array(self: Tensor, value, target_shape, advanced: bool) -> np.ndarra
 
 @tensor_method("__setitem__", function=False)
 def setitem(self: Tensor, index, value) -> None:
-    check_inplace(self)
+    """``self[index] = value``: writes into ``self``'s memory (a view's, for basic indices)."""
     (shape, stride, offset), advanced = _parse(self, index)
+    # PyTorch writes into the view the basic indices make (or into self when they make none)
+    target = self
+    if _view_ops(self, index, setitem=True):
+        target = self._view(shape, stride, offset)
+    tracked = isinstance(value, Tensor) and value.requires_grad
+    if _GRAD.enabled and (self.requires_grad or tracked):
+        from ..autograd.views import run_inplace
+
+        make = _setitem_node(self, target, index, value, shape, advanced)
+        run_inplace(
+            target, lambda: _setitem(self, target, value, shape, stride, offset, advanced), make
+        )
+        return
+    _setitem(self, target, value, shape, stride, offset, advanced)
+
+
+def _setitem_node(self, target, index, value, shape, advanced):
+    """What ``self[index] = value`` records on the target's old values: an ``index_put_``, a
+    ``copy_`` of a tensor or a ``fill_`` with a number."""
+    if advanced:
+        np_index = _numpy_index(shape, advanced)
+        return lambda old: AG.IndexPutBackward0(old, value, np_index)
+    if isinstance(value, Tensor):
+        return lambda old: AG.CopyBackwards(old, value)
+    return lambda old: AG.FillBackward("FillBackward3", old, None)
+
+
+def _setitem(self, target, value, shape, stride, offset, advanced) -> None:
+    check_inplace(target)
     view = self._view(shape, stride, offset)
     if not advanced:
         if L.has_internal_overlap(shape, stride):

@@ -26,6 +26,9 @@ import numpy as np
 from .. import _dtype as D
 from .. import _layout as L
 from .._tensor import Tensor, check_inplace, module_function, tensor_method
+from ..autograd import formulas as AG
+from ..autograd.graph import differentiable
+from ..autograd.views import inplace_differentiable, same_as
 
 Scalar = builtins.bool | builtins.int | builtins.float
 _SCALAR_TYPES = (builtins.bool, builtins.int, builtins.float, np.bool_, np.integer, np.floating)
@@ -638,6 +641,7 @@ def _add_impl(fname, a, b, alpha, out: Tensor | None, *, subtract: bool = False)
 
 
 @tensor_method("add", "__add__", "__radd__")
+@differentiable(AG.make_add, "add")
 @_public_out
 def add(input, other, *, alpha: Scalar = 1, out=None) -> Tensor:
     """``input + alpha * other`` with broadcasting and PyTorch's type promotion."""
@@ -647,6 +651,7 @@ def add(input, other, *, alpha: Scalar = 1, out=None) -> Tensor:
 
 
 @tensor_method("sub", "__sub__")
+@differentiable(AG.make_sub, "sub")
 @_public_out
 def sub(input, other, *, alpha: Scalar = 1, out=None) -> Tensor:
     """``input - alpha * other``. Bool tensors are rejected, as in PyTorch."""
@@ -660,6 +665,7 @@ Tensor.subtract = sub
 
 
 @tensor_method("rsub", function=True)
+@differentiable(AG.make_rsub, "rsub")
 def rsub(input, other, *, alpha: Scalar = 1) -> Tensor:
     """``other - alpha * input``."""
     input = _operand(input, "rsub", "input", 1)
@@ -676,6 +682,7 @@ def _mul_kernel(x, y):
 
 
 @tensor_method("mul", "__mul__", "__rmul__")
+@differentiable(AG.make_mul, "mul")
 @_public_out
 def mul(input, other, *, out=None) -> Tensor:
     """Elementwise product (``and`` for bool tensors)."""
@@ -712,6 +719,7 @@ def _div_impl(input, other, rounding_mode, out: Tensor | None) -> Tensor:
 
 
 @tensor_method("div", "__truediv__")
+@differentiable(AG.make_div, "div")
 @_public_out
 def div(input, other, *, rounding_mode: str | None = None, out=None) -> Tensor:
     """True division (ints give float32), or ``rounding_mode='trunc'`` / ``'floor'``."""
@@ -725,6 +733,7 @@ Tensor.divide = div
 
 
 @tensor_method("true_divide")
+@differentiable(AG.make_true_divide, "true_divide")
 def true_divide(input, other) -> Tensor:
     input = _operand(input, "true_divide", "input", 1)
     other = _operand(other, "true_divide", "other", 2)
@@ -739,6 +748,7 @@ def __rtruediv__(self, other):
 
 
 @tensor_method("floor_divide", "__floordiv__")
+@differentiable(AG.floor_divide_node, "floor_divide")
 @_public_out
 def floor_divide(input, other, *, out=None) -> Tensor:
     """Floor division (``//``); integer division by zero raises ``ZeroDivisionError``."""
@@ -762,6 +772,7 @@ def _remainder_like(fname, kernel, input, other, out) -> Tensor:
 
 
 @tensor_method("remainder", "__mod__")
+@differentiable(AG.make_remainder, "remainder")
 @_public_out
 def remainder(input, other, *, out=None) -> Tensor:
     """Python-style modulus: the result has the sign of ``other``."""
@@ -801,6 +812,7 @@ def _tensor_then_operand(fname, input, other):
 
 
 @tensor_method("fmod")
+@differentiable(AG.make_fmod, "fmod")
 @_public_out
 def fmod(input, other, *, out=None) -> Tensor:
     """C-style modulus: the result has the sign of ``input``."""
@@ -856,6 +868,7 @@ def _pow_impl(base, exp, out: Tensor | None) -> Tensor:
 
 
 @tensor_method("pow", "__pow__")
+@differentiable(AG.make_pow, "pow")
 @_public_out
 def pow(input, exponent, *, out=None) -> Tensor:
     """``input ** exponent``; integer tensors reject negative scalar exponents like PyTorch."""
@@ -926,6 +939,7 @@ def _tensor_pair(fname, input, other):
 
 
 @tensor_method("maximum")
+@differentiable(AG.make_maximum, "maximum")
 @_public_out
 def maximum(input, other, *, out=None) -> Tensor:
     """Elementwise maximum of two tensors; NaN wins."""
@@ -936,6 +950,7 @@ def maximum(input, other, *, out=None) -> Tensor:
 
 
 @tensor_method("minimum")
+@differentiable(AG.make_minimum, "minimum")
 @_public_out
 def minimum(input, other, *, out=None) -> Tensor:
     """Elementwise minimum of two tensors; NaN wins."""
@@ -1105,6 +1120,9 @@ def _unary(
     op.__doc__ = f"Elementwise ``{fname}`` (PyTorch's dtype rules)."
     op_.__name__ = op_.__qualname__ = fname + "_"
     op = _public_out(op)
+    if not result_bool and reject_float is None:  # a float result can carry a gradient
+        op = differentiable(AG.unary_node(fname), fname)(op)
+        op_ = inplace_differentiable(same_as(op))(op_)
     tensor_method(fname)(op)
     if inplace:
         tensor_method(fname + "_", function=False)(op_)
@@ -1209,6 +1227,7 @@ def _round_kernel(decimals: int):
 
 
 @tensor_method("round")
+@differentiable(AG.unary_node("round"), "round")
 def round(input, *, decimals: int = 0) -> Tensor:
     """Round half to even; ``decimals`` rounds to that many decimal places (float tensors)."""
     input = _operand(input, "round", "input", 1, scalar_ok=False)
@@ -1224,6 +1243,7 @@ def round(input, *, decimals: int = 0) -> Tensor:
 
 
 @tensor_method("round_", function=False)
+@inplace_differentiable(same_as(round))
 def round_(self: Tensor, *, decimals: int = 0) -> Tensor:
     check_inplace(self)
     check_no_internal_overlap(self)
@@ -1343,6 +1363,7 @@ def _clamp_impl(input, min, max, out: Tensor | None) -> Tensor:
 
 
 @tensor_method("clamp")
+@differentiable(AG.make_clamp, "clamp")
 def clamp(input, min=None, max=None, *, out=None) -> Tensor:
     """``min(max(input, min), max)``: bounds are numbers or tensors; NaN propagates."""
     input = _operand(input, "clamp", "input", 1, scalar_ok=False)
@@ -1360,22 +1381,26 @@ Tensor.clip = clamp
 
 
 @tensor_method("clamp_", "clip_", function=False)
+@inplace_differentiable(same_as(clamp))
 def clamp_(self: Tensor, min=None, max=None) -> Tensor:
     """In-place clamp."""
     return _clamp_impl(self, min, max, self)
 
 
 @tensor_method("clamp_min")
+@differentiable(AG.make_clamp_min, "clamp_min")
 def clamp_min(input, min) -> Tensor:
     return clamp(input, min=min)
 
 
 @tensor_method("clamp_max")
+@differentiable(AG.make_clamp_max, "clamp_max")
 def clamp_max(input, max) -> Tensor:
     return clamp(input, max=max)
 
 
 @module_function("where")
+@differentiable(AG.make_where, "where")
 def where(condition, input=None, other=None, *, out=None):
     """``input`` where ``condition`` holds, else ``other`` (numbers allowed; broadcasting).
 
@@ -1458,6 +1483,7 @@ def _lerp_kernel(x, y, w):
 
 
 @tensor_method("lerp")
+@differentiable(AG.make_lerp, "lerp")
 @_public_out
 def lerp(input, end, weight, *, out=None) -> Tensor:
     """``input + weight * (end - input)`` (PyTorch's two-sided formula, weight number or tensor)."""
@@ -1486,6 +1512,7 @@ def lerp(input, end, weight, *, out=None) -> Tensor:
 
 
 @tensor_method("lerp_", function=False)
+@inplace_differentiable(same_as(lerp))
 def lerp_(self: Tensor, end, weight) -> Tensor:
     return lerp.__wrapped__(self, end, weight, out=self)
 
@@ -1534,23 +1561,27 @@ def equal(input, other) -> bool:
 
 
 @tensor_method("add_", function=False)
+@inplace_differentiable(same_as(add))
 def add_(self: Tensor, other, *, alpha: Scalar = 1) -> Tensor:
     other = _operand(other, "add_", "other", 1)
     return _add_impl("add_", self, other, alpha, self)
 
 
 @tensor_method("sub_", "subtract_", function=False)
+@inplace_differentiable(same_as(sub))
 def sub_(self: Tensor, other, *, alpha: Scalar = 1) -> Tensor:
     other = _operand(other, "sub_", "other", 1)
     return _add_impl("sub_", self, other, alpha, self, subtract=True)
 
 
 @tensor_method("mul_", "multiply_", function=False)
+@inplace_differentiable(same_as(mul))
 def mul_(self: Tensor, other) -> Tensor:
     return mul.__wrapped__(self, _operand(other, "mul_", "other", 1), out=self)
 
 
 @tensor_method("div_", "divide_", function=False)
+@inplace_differentiable(same_as(div))
 def div_(self: Tensor, other, *, rounding_mode: str | None = None) -> Tensor:
     return div.__wrapped__(
         self, _operand(other, "div_", "other", 1), rounding_mode=rounding_mode, out=self
@@ -1558,26 +1589,31 @@ def div_(self: Tensor, other, *, rounding_mode: str | None = None) -> Tensor:
 
 
 @tensor_method("true_divide_", function=False)
+@inplace_differentiable(same_as(true_divide))
 def true_divide_(self: Tensor, other) -> Tensor:
     return div.__wrapped__(self, _operand(other, "true_divide_", "other", 1), out=self)
 
 
 @tensor_method("floor_divide_", function=False)
+@inplace_differentiable(same_as(floor_divide))
 def floor_divide_(self: Tensor, other) -> Tensor:
     return floor_divide.__wrapped__(self, _operand(other, "floor_divide_", "other", 1), out=self)
 
 
 @tensor_method("remainder_", function=False)
+@inplace_differentiable(same_as(remainder))
 def remainder_(self: Tensor, other) -> Tensor:
     return remainder.__wrapped__(self, _operand(other, "remainder_", "other", 1), out=self)
 
 
 @tensor_method("fmod_", function=False)
+@inplace_differentiable(same_as(fmod))
 def fmod_(self: Tensor, other) -> Tensor:
     return fmod.__wrapped__(self, other, out=self)
 
 
 @tensor_method("pow_", function=False)
+@inplace_differentiable(same_as(pow))
 def pow_(self: Tensor, exponent) -> Tensor:
     return pow.__wrapped__(self, exponent, out=self)
 
@@ -1618,12 +1654,14 @@ Tensor.__ixor__ = _inplace_dunder(Tensor.bitwise_xor_)
 
 
 @tensor_method("zero_", function=False)
+@inplace_differentiable(AG.make_zero)
 def zero_(self: Tensor) -> Tensor:
     """Fill with zeros in place (writes through to every view of the storage)."""
-    return fill_(self, 0)
+    return fill_.__wrapped__(self, 0)
 
 
 @tensor_method("fill_", function=False)
+@inplace_differentiable(AG.make_fill)
 def fill_(self: Tensor, value) -> Tensor:
     """Set every element to ``value`` (a number or a 0-dim tensor), converted to self's dtype."""
     if isinstance(value, Tensor):
@@ -1643,6 +1681,7 @@ def fill_(self: Tensor, value) -> Tensor:
 
 
 @tensor_method("copy_", function=False)
+@inplace_differentiable(AG.make_copy)
 def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` (broadcast to self's shape, any dtype) into self's memory."""
     if _is_scalar(src):
@@ -1694,6 +1733,7 @@ def _fresh(values: np.ndarray, dt: D.dtype) -> Tensor:
 
 
 @tensor_method("dot")
+@differentiable(AG.make_dot, "dot")
 def dot(input, tensor) -> Tensor:
     """Inner product of two 1-D tensors of the same dtype (a 0-dim tensor)."""
     input = _operand(input, "dot", "input", 1, scalar_ok=False)
@@ -1717,6 +1757,7 @@ def dot(input, tensor) -> Tensor:
 
 
 @tensor_method("mv")
+@differentiable(AG.make_mv, "mv")
 def mv(input, vec) -> Tensor:
     """Matrix (n, m) times vector (m,) -> (n,)."""
     input = _operand(input, "mv", "input", 1, scalar_ok=False)
@@ -1737,6 +1778,7 @@ def mv(input, vec) -> Tensor:
 
 
 @tensor_method("mm")
+@differentiable(AG.make_mm, "mm")
 def mm(input, mat2) -> Tensor:
     """Matrix product of two 2-D tensors of the same dtype."""
     input = _operand(input, "mm", "input", 1, scalar_ok=False)
@@ -1759,6 +1801,7 @@ def mm(input, mat2) -> Tensor:
 
 
 @tensor_method("bmm")
+@differentiable(AG.make_bmm, "bmm")
 def bmm(input, mat2) -> Tensor:
     """Batched matrix product: (b, n, m) @ (b, m, p) -> (b, n, p); no broadcasting."""
     input = _operand(input, "bmm", "input", 1, scalar_ok=False)
@@ -1828,7 +1871,10 @@ def matmul(input, other) -> Tensor:
     if d1 == 2 and d2 == 1:
         return mv(input, other)
     if d1 == 1 and d2 == 2:
-        return mm(input.unsqueeze(0), other).squeeze(0)
+        out = mm(input.unsqueeze(0), other).squeeze(0)
+        if out._grad_fn is not None:  # PyTorch squeezes in place here (squeeze_)
+            out._grad_fn._name = "SqueezeBackward4"
+        return out
     if d1 == 2 and d2 == 2:
         return mm(input, other)
     if _should_fold(input, other):
@@ -1839,9 +1885,9 @@ def matmul(input, other) -> Tensor:
         folded = L.numel(out_shape)
         t1f = t1.reshape(folded, t1._shape[-1])
         if t2.ndim == 2:
-            res = mm(t1f, t2).view(*out_shape, t2._shape[1])
+            res = mm(t1f, t2)._unsafe_view((*out_shape, t2._shape[1]))
             return res.mT.contiguous() if transpose else res
-        return mv(t1f, t2).view(*out_shape)
+        return mv(t1f, t2)._unsafe_view(tuple(out_shape))
     n = input._shape[-2] if d1 > 1 else 1
     m1 = input._shape[-1]
     batch1 = input._shape[:-2]
@@ -1853,7 +1899,7 @@ def matmul(input, other) -> Tensor:
     a = input.expand(*batch, n, m1).reshape(nb, n, m1)
     b = (other.unsqueeze(-1) if d2 == 1 else other).expand(*batch, m2, p).reshape(nb, m2, p)
     out_shape = list(batch) + ([n] if d1 > 1 else []) + ([p] if d2 > 1 else [])
-    return bmm(a, b).view(*out_shape)
+    return bmm(a, b)._unsafe_view(tuple(out_shape))
 
 
 def __rmatmul__(self, other):

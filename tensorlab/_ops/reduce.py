@@ -20,6 +20,8 @@ import numpy as np
 from .. import _dtype as D
 from .. import _layout as L
 from .._tensor import MODULE_FUNCTIONS, Tensor, module_function, tensor_method
+from ..autograd import formulas as AG
+from ..autograd.graph import differentiable
 from .math import cast_array, fresh_contiguous, maximum, minimum, not_implemented, scalar_name
 
 # ---------------------------------------------------------------------------------------------
@@ -160,6 +162,82 @@ def _acc_np(dt: D.dtype) -> np.dtype:
 
 
 # ---------------------------------------------------------------------------------------------
+# derivatives: make_node functions (they re-read the op's arguments as the op did)
+# ---------------------------------------------------------------------------------------------
+
+
+def _grad_sum(out, input, dim=None, keepdim=False, **kwargs):
+    dims = _reduce_dims("sum", input, dim)
+    name = "SumBackward0" if dim is None else "SumBackward1"
+    return AG.SumMeanBackward(name, input, dims, keepdim, 1)
+
+
+def _grad_mean(out, input, dim=None, keepdim=False, **kwargs):
+    dims = _reduce_dims("mean", input, dim)
+    count = L.numel([input._shape[d] for d in dims])
+    name = "MeanBackward0" if dim is None else "MeanBackward1"
+    return AG.SumMeanBackward(name, input, dims, keepdim, count)
+
+
+def _grad_prod(out, input, dim=None, keepdim=False, **kwargs):
+    if dim is None:
+        return AG.ProdBackward("ProdBackward0", input, None, False)
+    d = L.wrap_dim(builtins.int(dim), input.ndim) if input.ndim else 0
+    return AG.ProdBackward("ProdBackward1", input, d, keepdim)
+
+
+def _grad_cumsum(out, input, dim, **kwargs):
+    return AG.CumsumBackward0(input, L.wrap_dim(builtins.int(dim), input.ndim))
+
+
+def _grad_max_min(fname: str):
+    def make(out, input, dim=None, keepdim=None, *, other=None, **kwargs):
+        if isinstance(dim, Tensor) or other is not None:
+            b = dim if other is None else other
+            if fname == "max":
+                return AG.MaxMinimumBackward("MaximumBackward0", input, b, larger=True)
+            return AG.MaxMinimumBackward("MinimumBackward0", input, b, larger=False)
+        title = fname.capitalize()
+        if dim is None:
+            return AG.EvenlyDistributed(
+                f"{title}Backward1", input, out, tuple(range(input.ndim)), False
+            )
+        d = L.wrap_dim(builtins.int(dim), input.ndim) if input.ndim else 0
+        return AG.IndexedReduction(f"{title}Backward0", input, out[1], d, builtins.bool(keepdim))
+
+    return make
+
+
+def _grad_amax_amin(fname: str):
+    def make(out, input, dim=(), keepdim=False):
+        dims = _reduce_dims(fname, input, dim)
+        return AG.EvenlyDistributed(f"{fname.capitalize()}Backward0", input, out, dims, keepdim)
+
+    return make
+
+
+def _grad_var_std(fname: str):
+    def make(out, input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        dims, keepdim, correction = _var_args(fname, input, dim, unbiased, keepdim, correction)
+        name = "VarBackward0" if fname == "var" else "StdBackward0"
+        return AG.VarStdBackward(name, input, out, dims, keepdim, correction)
+
+    return make
+
+
+def _grad_vector_norm(out, input, p, dims, keepdim, dtype):
+    dims = _reduce_dims("norm", input, None if dims is None else tuple(dims))
+    return AG.NormBackward(input, out, builtins.float(p), dims, keepdim)
+
+
+def _grad_matrix_norm(out, input, p, dims, keepdim, dtype):
+    if p == "fro":
+        dims = tuple(L.wrap_dim(d, input.ndim) for d in dims)
+        return AG.NormBackward(input, out, 2.0, dims, keepdim)
+    return AG.NotImplementedNode("LinalgSvdBackward0", "the nuclear norm", input)
+
+
+# ---------------------------------------------------------------------------------------------
 # sum, mean, prod
 # ---------------------------------------------------------------------------------------------
 
@@ -171,6 +249,7 @@ def _sum_dtype(t: Tensor, dtype) -> D.dtype:
 
 
 @tensor_method("sum")
+@differentiable(_grad_sum, "sum")
 def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Sum over ``dim`` (all dims by default). Integers and bools sum to int64."""
     input = _check_tensor("sum", input)
@@ -183,6 +262,7 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
 
 
 @tensor_method("mean")
+@differentiable(_grad_mean, "mean")
 def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Arithmetic mean; needs a floating point input (or ``dtype``), as in PyTorch."""
     input = _check_tensor("mean", input)
@@ -206,6 +286,7 @@ def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
 
 
 @tensor_method("prod")
+@differentiable(_grad_prod, "prod")
 def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Product over one ``dim`` (or all elements). Integers and bools give int64."""
     input = _check_tensor("prod", input)
@@ -232,6 +313,7 @@ _MISSING = object()
 
 
 @tensor_method("cumsum")
+@differentiable(_grad_cumsum, "cumsum")
 def cumsum(input, dim=_MISSING, *, dtype=None) -> Tensor:
     """Running sum along ``dim`` (float32 accumulates in float64, as PyTorch's CPU kernel does)."""
     input = _check_tensor("cumsum", input)
@@ -310,6 +392,7 @@ def _max_min(fname: str, input, dim, keepdim, other, kwargs) -> Tensor | _Values
 
 
 @tensor_method("max")
+@differentiable(_grad_max_min("max"), "max")
 def max(input, dim=None, keepdim=None, *, other=None, **kwargs):
     """Largest element; with ``dim``: ``(values, indices)``; with a tensor: ``maximum``.
 
@@ -319,6 +402,7 @@ def max(input, dim=None, keepdim=None, *, other=None, **kwargs):
 
 
 @tensor_method("min")
+@differentiable(_grad_max_min("min"), "min")
 def min(input, dim=None, keepdim=None, *, other=None, **kwargs):
     """Smallest element; with ``dim``: ``(values, indices)``; with a tensor: ``minimum``."""
     return _max_min("min", input, dim, keepdim, other, kwargs)
@@ -375,12 +459,14 @@ def _amax_amin(fname: str, input, dim, keepdim: bool) -> Tensor:
 
 
 @tensor_method("amax")
+@differentiable(_grad_amax_amin("amax"), "amax")
 def amax(input, dim=(), keepdim: bool = False) -> Tensor:
     """Largest values over ``dim`` (several dims allowed; all dims by default). NaN wins."""
     return _amax_amin("amax", input, dim, keepdim)
 
 
 @tensor_method("amin")
+@differentiable(_grad_amax_amin("amin"), "amin")
 def amin(input, dim=(), keepdim: bool = False) -> Tensor:
     """Smallest values over ``dim`` (several dims allowed; all dims by default). NaN wins."""
     return _amax_amin("amin", input, dim, keepdim)
@@ -512,6 +598,7 @@ def _var_np(fname: str, input: Tensor, dims, keepdim: bool, correction) -> np.nd
 
 
 @tensor_method("var")
+@differentiable(_grad_var_std("var"), "var")
 def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     """Variance with Bessel's correction by default (``correction=1``; ``unbiased=False`` is 0)."""
     input = _check_tensor("var", input)
@@ -520,6 +607,7 @@ def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=Non
 
 
 @tensor_method("std")
+@differentiable(_grad_var_std("std"), "std")
 def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     """Standard deviation: the square root of :func:`var`."""
     input = _check_tensor("std", input)
@@ -549,6 +637,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correctio
 # ---------------------------------------------------------------------------------------------
 
 
+@differentiable(_grad_vector_norm, "linalg_vector_norm")
 def _vector_norm(input: Tensor, p, dims, keepdim: bool, dtype) -> Tensor:
     """``linalg.vector_norm``: p = 2, 1, inf, -inf, 0 or any other number."""
     if not input.dtype.is_floating_point:
@@ -590,6 +679,7 @@ def _vector_norm(input: Tensor, p, dims, keepdim: bool, dtype) -> Tensor:
     return _result(values, out)
 
 
+@differentiable(_grad_matrix_norm, "linalg_matrix_norm")
 def _matrix_norm(input: Tensor, p: str, dims, keepdim: bool, dtype) -> Tensor:
     """``linalg.matrix_norm`` for ``'fro'`` and ``'nuc'`` (sum of singular values)."""
     if p not in ("fro", "nuc"):

@@ -1,0 +1,43 @@
+"""``tensorlab.autograd``: a small reverse-mode autograd with PyTorch's behaviour.
+
+- :mod:`.grad_mode`: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``is_grad_enabled``;
+- :mod:`.graph`: nodes, saved tensors, recording, the backward engine;
+- :mod:`.formulas`: the derivative of each op (``AddBackward0``, ``MulBackward0``...);
+- :mod:`.views`: views and in-place ops in the graph (``CopySlices``, the leaf-view rule);
+- :mod:`.conv`: the derivatives of ``conv1d``/``conv2d`` and ``pad``;
+- :mod:`.api`: ``backward`` and ``grad``.
+
+The tensor side (``requires_grad``, ``grad``, ``grad_fn``, ``is_leaf``, ``backward()``,
+``detach()``...) lives in ``tensorlab._tensor``.
+"""
+
+from __future__ import annotations
+
+from .api import backward, grad
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .graph import Node
+
+_anomaly = False
+
+
+def set_detect_anomaly(mode: bool, check_nan: bool = True) -> None:
+    """Accepted for compatibility; tensorlab records no forward tracebacks."""
+    global _anomaly
+    _anomaly = bool(mode)
+
+
+def is_anomaly_enabled() -> bool:
+    return _anomaly
+
+
+__all__ = [
+    "Node",
+    "backward",
+    "enable_grad",
+    "grad",
+    "is_anomaly_enabled",
+    "is_grad_enabled",
+    "no_grad",
+    "set_detect_anomaly",
+    "set_grad_enabled",
+]

@@ -1,0 +1,181 @@
+"""Derivatives of ``conv1d``/``conv2d`` and ``pad`` (all modes).
+
+Convolution (cross-correlation): ``out[n, o, i, j] = bias[o] + sum over c, a, b of
+w[o, c, a, b] * xp[n, c, i*s + a*d, j*s + b*d]`` where ``xp`` is the zero-padded input. Going
+backward, one kernel tap ``(a, b)`` at a time:
+
+- ``grad_input``: every output gradient is sent back, weighted by the tap, to the input pixel the
+  tap read from (``xp[..., a*d : ... : s, b*d : ... : s] += grad @ w[:, :, a, b]``) - a transposed
+  convolution, written as the scatter it is; the padding is cropped off at the end;
+- ``grad_weight``: the tap's gradient is the correlation of the input pixels it read with the
+  output gradient (a sum over batch and output positions);
+- ``grad_bias``: the sum of the output gradient over batch and positions.
+
+Groups split the channels into independent convolutions (batched matrix products). ``'same'``
+padding needs no rule of its own: an uneven total is padded beforehand by a recorded
+``constant_pad_nd``, so the convolution itself always sees symmetric padding.
+
+Padding: each padded axis maps every output position to the input element it shows
+(:func:`tensorlab.nn._conv_kernels.pad_source_index`); the gradient of an input element is the sum
+over the positions that show it (one axis after another: the modes are separable).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from .graph import Node
+
+
+def _t(x):
+    return x if isinstance(x, Tensor) else None
+
+
+def _expand(values, dim: int) -> list[int]:
+    values = list(values)
+    return values * dim if len(values) == 1 else values
+
+
+def _compute_dtype(dt: np.dtype) -> np.dtype:
+    return np.dtype(np.float32) if dt == np.float16 else dt
+
+
+def conv2d_backward(g, x, w, stride, padding, dilation, groups, need_input=True, need_weight=True):
+    """Gradients of a 2-d convolution with symmetric ``padding`` = (ph, pw) for input (N, C, H, W)
+    and weight (C_out, C/groups, kH, kW), given the output gradient ``g`` (N, C_out, Ho, Wo).
+    Returns (grad_input or None, grad_weight or None)."""
+    n, c, h, wd = x.shape
+    c_out, cg, kh, kw = w.shape
+    ho, wo = g.shape[2:]
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    og = c_out // groups
+    ct = _compute_dtype(g.dtype)
+    # the output gradient as (groups, out channels per group, N*Ho*Wo)
+    gg = g.astype(ct, copy=False).reshape(n, groups, og, ho * wo)
+    gg = gg.transpose(1, 2, 0, 3).reshape(groups, og, n * ho * wo)
+    w5 = w.astype(ct, copy=False).reshape(groups, og, cg, kh, kw)
+    gx = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), dtype=ct) if need_input else None
+    gw = np.zeros((groups, og, cg, kh, kw), dtype=ct) if need_weight else None
+    xp = None
+    if need_weight:
+        xp = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), dtype=ct)
+        xp[:, :, ph : ph + h, pw : pw + wd] = x
+    for a in range(kh):
+        rows = slice(a * dh, a * dh + sh * (ho - 1) + 1, sh)
+        for b in range(kw):
+            cols = slice(b * dw, b * dw + sw * (wo - 1) + 1, sw)
+            if need_input:
+                # (groups, cg, og) @ (groups, og, N*Ho*Wo) -> the pixels this tap read
+                part = np.swapaxes(w5[:, :, :, a, b], 1, 2) @ gg
+                part = part.reshape(groups, cg, n, ho, wo).transpose(2, 0, 1, 3, 4)
+                gx[:, :, rows, cols] += part.reshape(n, c, ho, wo)
+            if need_weight:
+                seen = xp[:, :, rows, cols].reshape(n, groups, cg, ho * wo)
+                seen = seen.transpose(1, 0, 3, 2).reshape(groups, n * ho * wo, cg)
+                gw[:, :, :, a, b] = gg @ seen
+    if need_input:
+        gx = gx[:, :, ph : ph + h, pw : pw + wd].astype(g.dtype)
+    if need_weight:
+        gw = gw.reshape(w.shape).astype(g.dtype)
+    return gx, gw
+
+
+class ConvolutionBackward0(Node):
+    """``_convolution``'s node: edges to input, weight and bias (None when there is no bias)."""
+
+    def __init__(self, x, weight, bias, stride, padding, dilation, groups):
+        super().__init__(_t(x), _t(weight), _t(bias))
+        dim = weight.ndim - 2
+        self.params = (
+            _expand(stride, dim),
+            _expand(padding, dim),
+            _expand(dilation, dim),
+            groups,
+        )
+        self.x = self.save(x) if self.needs_grad(1) else None
+        self.w = self.save(weight) if self.needs_grad(0) else None
+        self.x_shape, self.w_shape = tuple(x.shape), tuple(weight.shape)
+
+    def backward(self, g):
+        stride, padding, dilation, groups = self.params
+        x = self.x.unpack() if self.x is not None else np.zeros(self.x_shape, dtype=g.dtype)
+        w = self.w.unpack() if self.w is not None else np.zeros(self.w_shape, dtype=g.dtype)
+        g = np.asarray(g)
+        one_d = w.ndim == 3
+        if one_d:  # a 1-d convolution is a 2-d one on a height-1 image
+            x, w, g = x[:, :, None, :], w[:, :, None, :], g[:, :, None, :]
+            stride, padding, dilation = [1, *stride], [0, *padding], [1, *dilation]
+        gx, gw = conv2d_backward(
+            g,
+            x,
+            w,
+            stride,
+            padding,
+            dilation,
+            groups,
+            need_input=self.needs_grad(0),
+            need_weight=self.needs_grad(1),
+        )
+        if one_d:
+            gx = None if gx is None else gx[:, :, 0, :]
+            gw = None if gw is None else gw[:, :, 0, :]
+        axes = (0,) + tuple(range(2, g.ndim))
+        gb = g.sum(axis=axes) if self.needs_grad(2) else None
+        return (gx, gw, gb)
+
+
+def convolution_node(out, x, weight, bias, stride, padding, dilation, groups, *rest, **kwargs):
+    """``make_node`` for ``tensorlab.nn.functional._convolution``."""
+    return ConvolutionBackward0(x, weight, bias, stride, padding, dilation, groups)
+
+
+# ---------------------------------------------------------------------------------------------
+# padding
+# ---------------------------------------------------------------------------------------------
+
+
+def pad_backward(g, in_shape, pairs, mode: str) -> np.ndarray:
+    """Gradient of a padding of the last ``len(pairs)`` dims: each input element collects the
+    gradient of every output position that shows it."""
+    from ..nn._conv_kernels import pad_source_index
+
+    lead = len(in_shape) - len(pairs)
+    g = np.asarray(g)
+    for i, (before, after) in enumerate(pairs):
+        d = lead + i
+        size = in_shape[d]
+        src = pad_source_index(size, before, after, mode)
+        moved = np.moveaxis(g, d, 0)
+        out = np.zeros((size,) + moved.shape[1:], dtype=g.dtype)
+        keep = src >= 0
+        np.add.at(out, src[keep], moved[keep])
+        g = np.moveaxis(out, 0, d)
+    return g
+
+
+class PadBackward(Node):
+    """``ConstantPadNdBackward0``, ``ReflectionPad2DBackward0``, ``ReplicationPad1DBackward0``...
+    (circular padding is made of copies in PyTorch: its node is a ``CopySlices``)."""
+
+    def __init__(self, name: str, x, pads, mode: str):
+        super().__init__(_t(x))
+        self._name, self.mode = name, mode
+        k = len(pads) // 2
+        self.pairs = [(pads[2 * (k - 1 - i)], pads[2 * (k - 1 - i) + 1]) for i in range(k)]
+
+    def backward(self, g):
+        return (pad_backward(g, self._input_meta[0][0], self.pairs, self.mode),)
+
+
+def constant_pad_node(out, x, pads, value=0, **kwargs):
+    return PadBackward("ConstantPadNdBackward0", x, list(pads), "constant")
+
+
+def reflect_replicate_node(out, x, pads, mode, **kwargs):
+    kind = "Reflection" if mode == "reflect" else "Replication"
+    return PadBackward(f"{kind}Pad{len(pads) // 2}DBackward0", x, list(pads), mode)
+
+
+def circular_pad_node(out, x, pads, **kwargs):
+    return PadBackward("CopySlices", x, list(pads), "circular")

@@ -1,0 +1,506 @@
+"""The autograd graph: nodes, saved tensors, recording, and the backward engine.
+
+Every differentiable op run in grad mode on an input that requires grad gives its result a
+``grad_fn``: a :class:`Node` that knows how to turn the gradient of that result into gradients of
+the op's inputs. ``next_functions`` links each node to the nodes of its inputs (or to an
+:class:`AccumulateGrad` node for a leaf), so the nodes form a graph from the output back to the
+leaves. :func:`run_backward` walks that graph once, in an order where a node runs only after every
+node that feeds it a gradient has run, and adds the results into the leaves' ``.grad``.
+
+Gradients travel between nodes as numpy arrays; only the leaves' ``.grad`` are tensors. Nothing
+here imports the tensor class at import time (``tensorlab._tensor`` imports this module).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import weakref
+
+import numpy as np
+
+from .grad_mode import STATE
+
+# ---------------------------------------------------------------------------------------------
+# messages PyTorch uses
+# ---------------------------------------------------------------------------------------------
+
+FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward."
+)
+HINT = (
+    "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+    "with tensorlab.autograd.set_detect_anomaly(True, check_nan=False)."
+)
+LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF = (
+    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+)
+NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+    "code by moving both the view and the inplace either both inside the no_grad block (if you "
+    "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+    "tracked)."
+)
+
+
+def inplace_rules(t) -> None:
+    """Runs before every in-place write (``tensorlab._tensor.check_inplace``): PyTorch's refusals
+    in grad mode, then the version counter of ``t`` (shared with its views) goes up by one."""
+    if STATE.enabled:
+        base = t._base
+        if base is None:
+            if t._requires_grad and t._grad_fn is None:
+                raise RuntimeError(LEAF)
+        elif t._view_no_grad:
+            if base.requires_grad:
+                raise RuntimeError(NO_GRAD_VIEW)
+        elif base._requires_grad and base._grad_fn is None:
+            raise RuntimeError(VIEW_OF_LEAF)
+    t._vc[0] += 1
+
+
+def op_name(node_name: str) -> str:
+    """``'AddBackward0'`` -> ``'Add'`` (how PyTorch names an op in the in-place error)."""
+    return re.sub(r"Backward\d*$", "", node_name)
+
+
+def type_string(t) -> str:
+    return f"tensorlab.{t.dtype._legacy}"
+
+
+def _fmt(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+# ---------------------------------------------------------------------------------------------
+# saved values
+# ---------------------------------------------------------------------------------------------
+
+
+class SavedTensor:
+    """A tensor a node needs for its backward, with the version it had when it was saved.
+
+    An *input* is kept as the tensor itself. An *output* of the node is kept as its numpy
+    memory plus its version counter (keeping the tensor would make a reference cycle tensor ->
+    node -> tensor). ``unpack`` refuses if the tensor was modified in place since, or if the graph
+    was already freed by a backward pass.
+    """
+
+    __slots__ = ("_tensor", "_array", "_vc", "_version", "_desc", "_node", "_released")
+
+    def __init__(self, t, node: Node | None = None):
+        vc = t._vc
+        self._vc = vc
+        self._version = vc[0]
+        self._released = False
+        self._node = None
+        if node is None:
+            self._tensor, self._array, self._desc = t, None, None
+        else:  # an output of ``node``
+            self._tensor, self._array = None, t._np()
+            self._desc = (type_string(t), tuple(t._shape))
+            self._node = weakref.ref(node)
+
+    def unpack(self) -> np.ndarray:
+        if self._released:
+            raise RuntimeError(FREED)
+        if self._vc[0] != self._version:
+            raise RuntimeError(self._modified_message())
+        return self._tensor._np() if self._tensor is not None else self._array
+
+    def _modified_message(self) -> str:
+        if self._tensor is not None:
+            kind, shape = type_string(self._tensor), tuple(self._tensor._shape)
+            fn = self._tensor.grad_fn
+            name = None if fn is None else fn.name()
+        else:
+            kind, shape = self._desc
+            node = self._node()
+            name = None if node is None else node.name()
+        where = "" if name is None else f", which is output 0 of {op_name(name)},"
+        return (
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{kind} {_fmt(shape)}]{where} is at version {self._vc[0]}; "
+            f"expected version {self._version} instead. {HINT}"
+        )
+
+    def release(self) -> None:
+        self._released = True
+        self._tensor = self._array = None
+
+
+class SavedValue:
+    """A non-tensor value a node keeps (PyTorch saves a wrapped Python number like a tensor)."""
+
+    __slots__ = ("_value", "_released")
+
+    def __init__(self, value):
+        self._value, self._released = value, False
+
+    def unpack(self):
+        if self._released:
+            raise RuntimeError(FREED)
+        return self._value
+
+    def release(self) -> None:
+        self._released, self._value = True, None
+
+
+# ---------------------------------------------------------------------------------------------
+# nodes
+# ---------------------------------------------------------------------------------------------
+
+
+class Node:
+    """One recorded op. ``backward(grad)`` returns one gradient (or None) per input.
+
+    ``inputs`` are the op's tensor arguments (None for an argument that is not a tensor but that
+    PyTorch counts, such as a Python number: it shows as ``(None, 0)`` in ``next_functions``).
+    """
+
+    def __init__(self, *inputs):
+        self.next_functions = tuple(gradient_edge(t) for t in inputs)
+        self._input_meta = tuple(None if t is None else (t._shape, t._dtype) for t in inputs)
+        self._saved: list = []
+        self._retained = None  # weakref to the output tensor that called retain_grad()
+
+    def name(self) -> str:
+        """PyTorch's name for this node (also its class name, as in PyTorch)."""
+        return type(self).__name__
+
+    @property
+    def _name(self) -> str:
+        return type(self).__name__
+
+    @_name.setter
+    def _name(self, name: str) -> None:
+        # one formula class serves several PyTorch nodes (ViewBackward -> TransposeBackward0,
+        # SelectBackward0, ...): the node becomes an instance of a subclass with that name
+        _retype(self, name)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    def needs_grad(self, i: int) -> bool:
+        """Whether input ``i`` wants a gradient (it requires grad)."""
+        return self.next_functions[i][0] is not None
+
+    def save(self, value, *, output: bool = False):
+        """Keep ``value`` for backward; returns a handle with ``unpack()``."""
+        from .._tensor import Tensor
+
+        if isinstance(value, Tensor):
+            saved = SavedTensor(value, self if output else None)
+        else:
+            saved = SavedValue(value)
+        self._saved.append(saved)
+        return saved
+
+    def release(self) -> None:
+        """Free what was saved (after a backward pass without ``retain_graph``)."""
+        for s in self._saved:
+            s.release()
+
+    def backward(self, grad: np.ndarray) -> tuple:
+        raise NotImplementedError
+
+    def apply(self, grad: np.ndarray) -> tuple:
+        return self.backward(grad)
+
+
+_SUBCLASSES: dict = {}
+
+
+def _retype(node: Node, name: str) -> None:
+    cls = type(node)
+    if cls.__name__ == name:
+        return
+    base = getattr(cls, "_generic", None) or cls
+    sub = _SUBCLASSES.get((base, name))
+    if sub is None:
+        sub = type(name, (base,), {"_generic": base, "__module__": base.__module__})
+        _SUBCLASSES[(base, name)] = sub
+    node.__class__ = sub
+
+
+class AccumulateGrad(Node):
+    """The end of the graph for a leaf that requires grad: adds the gradient into ``.grad``."""
+
+    def __init__(self, variable):
+        self.variable = variable
+        self.next_functions = ()
+        self._input_meta = ()
+        self._saved = []
+        self._retained = None
+
+    def accumulate(self, grad: np.ndarray) -> None:
+        accumulate_into(self.variable, grad)
+
+
+class NotImplementedNode(Node):
+    """An op that PyTorch can differentiate but tensorlab cannot (yet): backward raises."""
+
+    def __init__(self, name: str, op: str, *inputs):
+        super().__init__(*inputs)
+        self._name, self._op = name, op
+
+    def backward(self, grad):
+        raise RuntimeError(
+            f"tensorlab: the derivative of {self._op} is not implemented (PyTorch uses "
+            f"{self._name} here)"
+        )
+
+
+def gradient_edge(t) -> tuple:
+    """Where the gradient of ``t`` goes: ``(t.grad_fn, 0)``, ``(AccumulateGrad, 0)`` for a leaf
+    that requires grad, or ``(None, 0)`` when ``t`` does not require grad."""
+    if t is None or not t.requires_grad:
+        return (None, 0)
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, 0)
+    return (accumulator(t), 0)
+
+
+def accumulator(t) -> AccumulateGrad:
+    """The leaf's AccumulateGrad node (one per leaf while the graph holds it)."""
+    ref = t._accumulator
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(t)
+        t._accumulator = weakref.ref(node)
+    return node
+
+
+def accumulate_into(t, grad: np.ndarray) -> None:
+    """``t.grad += grad``, creating ``t.grad`` on first use with ``t``'s dtype and layout."""
+    from .. import _layout as L
+    from .._tensor import Tensor
+
+    grad = np.asarray(grad)
+    if t._grad is None:
+        shape = t._shape
+        if L.is_non_overlapping_and_dense(shape, t._stride):
+            stride = t._stride
+        else:
+            stride = L.contiguous_strides(shape)
+        t._grad = Tensor._from_array_strided(grad.astype(t._dtype.np), t._dtype, stride)
+    else:
+        dst = t._grad._np()
+        dst[...] = dst + grad.astype(dst.dtype, copy=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# recording
+# ---------------------------------------------------------------------------------------------
+
+
+def attach(out, node: Node | None):
+    """Make ``node`` the ``grad_fn`` of ``out`` (a fresh result or a view)."""
+    if node is None:
+        return out
+    out._grad_fn = node
+    if out._base is not None:  # a differentiable view, made in grad mode
+        out._view_version = out._vc[0]
+        out._view_tracked = True
+        out._view_no_grad = False
+    return out
+
+
+def _tensor_class():
+    from .._tensor import Tensor
+
+    return Tensor
+
+
+def any_requires_grad(args, kwargs, Tensor) -> bool:
+    """Whether any tensor among the arguments (or in a list/tuple argument) requires grad."""
+    for a in args:
+        if isinstance(a, Tensor):
+            if a.requires_grad:
+                return True
+        elif isinstance(a, (list, tuple)):
+            for b in a:
+                if isinstance(b, Tensor) and b.requires_grad:
+                    return True
+    for a in kwargs.values():
+        if isinstance(a, Tensor) and a.requires_grad:
+            return True
+    return False
+
+
+def differentiable(make_node, fname: str | None = None):
+    """Decorate an op so that, in grad mode with an input that requires grad, its result gets
+    the node ``make_node(result, *args, **kwargs)`` as ``grad_fn`` (for an op returning a tuple,
+    such as ``max(dim)``, the first tensor gets it and ``make_node`` receives the tuple).
+
+    The op itself runs with recording switched off (its internal steps are not recorded: the
+    node describes the whole op). Without grad mode or without an input that requires grad this
+    costs one check. ``out=`` with an input that requires grad raises like PyTorch.
+    """
+
+    def deco(fn):
+        Tensor = _tensor_class()
+        name = fname or fn.__name__
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            if not STATE.enabled or not any_requires_grad(args, kwargs, Tensor):
+                return fn(*args, **kwargs)
+            if kwargs.get("out") is not None:
+                raise RuntimeError(
+                    f"{name}(): functions with out=... arguments don't support automatic "
+                    "differentiation, but one of the arguments requires grad."
+                )
+            STATE.enabled = False
+            try:
+                out = fn(*args, **kwargs)
+            finally:
+                STATE.enabled = True
+            result = out[0] if isinstance(out, tuple) else out
+            if isinstance(result, Tensor) and result.dtype.is_floating_point:
+                attach(result, make_node(out, *args, **kwargs))
+            return out
+
+        wrapper.__wrapped__ = getattr(fn, "__wrapped__", fn)
+        return wrapper
+
+    return deco
+
+
+def not_implemented(name: str, op: str | None = None, inputs=(0,)):
+    """``make_node`` for an op whose derivative tensorlab does not have: records a node with
+    PyTorch's name whose backward raises a clear error (never a silently wrong gradient)."""
+
+    def make(out, *args, **kwargs):
+        Tensor = _tensor_class()
+        ts = []
+        for i in inputs:
+            a = args[i] if i < len(args) else None
+            if isinstance(a, (list, tuple)):
+                ts.extend(b for b in a if isinstance(b, Tensor))
+            else:
+                ts.append(a if isinstance(a, Tensor) else None)
+        return NotImplementedNode(name, op or name.split("Backward")[0].lower(), *ts)
+
+    return make
+
+
+# ---------------------------------------------------------------------------------------------
+# gradient arithmetic shared by the formulas
+# ---------------------------------------------------------------------------------------------
+
+
+def sum_to(grad: np.ndarray, shape) -> np.ndarray:
+    """Sum a broadcast gradient back to ``shape`` (the inverse of broadcasting)."""
+    grad = np.asarray(grad)
+    shape = tuple(shape)
+    if grad.shape == shape:
+        return grad
+    lead = grad.ndim - len(shape)
+    if lead < 0:
+        return np.broadcast_to(grad, shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1
+    )
+    out = grad.sum(axis=axes, keepdims=True) if axes else grad
+    return out.reshape(shape)
+
+
+def _fit(grad, meta, node: Node, index: int) -> np.ndarray:
+    """The gradient for an input: its shape (summed if broadcast) and its dtype (PyTorch's
+    engine casts each gradient to its input's dtype)."""
+    shape, dtype = meta
+    grad = np.asarray(grad)
+    if grad.shape != tuple(shape):
+        try:
+            grad = sum_to(grad, shape)
+        except ValueError:
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                f"{_fmt(grad.shape)} but expected shape compatible with {_fmt(shape)}"
+            ) from None
+    if grad.dtype != dtype.np:
+        grad = grad.astype(dtype.np)
+    return grad
+
+
+# ---------------------------------------------------------------------------------------------
+# the engine
+# ---------------------------------------------------------------------------------------------
+
+
+def _dependencies(roots) -> dict:
+    """For every node reachable from ``roots``: how many edges point into it."""
+    deps: dict = {}
+    seen = set(roots)
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def run_backward(roots, *, retain_graph: bool, accumulate: bool = True, capture=None):
+    """Run the graph backward from ``roots`` (a list of ``(node, gradient array)``).
+
+    A node runs when every node that feeds it has run (Kahn's algorithm on the reversed graph);
+    its gradient is the sum of what it received. With ``accumulate``, AccumulateGrad nodes add
+    into their leaf's ``.grad`` (``accumulate`` may also be a set of leaf ids to restrict to).
+    ``capture`` maps nodes to keys: the gradient reaching such a node is returned under its key
+    (used by :func:`grad`).
+    """
+    buffers: dict = {}
+    for node, g in roots:
+        buffers[node] = buffers[node] + g if node in buffers else g
+    deps = _dependencies([n for n, _ in roots])
+    ready = [n for n in buffers if deps.get(n, 0) == 0]
+    captured: dict = {}
+    while ready:
+        node = ready.pop()
+        grad = buffers.pop(node, None)
+        if grad is not None:
+            if capture is not None and node in capture:
+                captured[capture[node]] = grad
+            if node._retained is not None:
+                t = node._retained()
+                if t is not None:
+                    accumulate_into(t, grad)
+        if isinstance(node, AccumulateGrad):
+            if grad is not None and _wants(accumulate, node.variable):
+                node.accumulate(grad)
+            continue
+        grads = node.apply(grad) if grad is not None else ()
+        if grad is not None and not retain_graph:
+            node.release()
+        for i, (nxt, _) in enumerate(node.next_functions):
+            if nxt is None:
+                continue
+            gi = grads[i] if i < len(grads) else None
+            if gi is not None:
+                gi = _fit(gi, node._input_meta[i], node, i)
+                buffers[nxt] = buffers[nxt] + gi if nxt in buffers else gi
+            deps[nxt] -= 1
+            if deps[nxt] == 0:
+                ready.append(nxt)
+    return captured
+
+
+def _wants(accumulate, variable) -> bool:
+    if accumulate is True:
+        return True
+    if not accumulate:
+        return False
+    return id(variable) in accumulate
