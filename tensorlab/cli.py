@@ -174,7 +174,7 @@ def cmd_start(args) -> int:
     cmd = lab_command(
         report.dest, port=args.port, no_browser=args.no_browser, extra=list(args.lab_args)
     )
-    print("starting JupyterLab (stop it with Ctrl-C):", " ".join(cmd[1:]), flush=True)
+    print(f"starting JupyterLab in {report.dest} (stop it with Ctrl-C)", flush=True)
     return run_lab(cmd, report.dest)
 
 
