@@ -173,7 +173,7 @@ class GroupsScene:
             per_in = m.in_channels // m.groups
             self.title_c.set_text(
                 f"{m.groups} group{'s' if m.groups > 1 else ''}: each output channel\n"
-                f"sees {per_in} of {m.in_channels} input channel{'s' if per_in > 1 else ''}"
+                f"sees {per_in} of {m.in_channels} input channel{'s' if m.in_channels > 1 else ''}"
             )
         else:
             self.title_c.set_text("no valid grouping:\nno connections")

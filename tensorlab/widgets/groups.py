@@ -32,10 +32,18 @@ class GroupsExplorer(Explorer):
             options=[CUSTOM, *PRESETS], value=CUSTOM, description="preset"
         )
         self.in_channels = widgets.IntSlider(
-            value=in_channels, min=1, max=64, description="in_channels"
+            value=in_channels,
+            min=1,
+            max=64,
+            description="in_channels",
+            style={"description_width": "initial"},
         )
         self.out_channels = widgets.IntSlider(
-            value=out_channels, min=1, max=128, description="out_channels"
+            value=out_channels,
+            min=1,
+            max=128,
+            description="out_channels",
+            style={"description_width": "initial"},
         )
         self.groups = widgets.IntSlider(value=groups, min=1, max=64, description="groups")
         self.kernel_size = widgets.IntSlider(value=kernel_size, min=1, max=7, description="kernel")

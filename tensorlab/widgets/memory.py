@@ -65,7 +65,9 @@ class MemoryExplorer(Explorer):
         self.value = widgets.IntText(
             value=99, description="value", layout=widgets.Layout(width="160px")
         )
-        self.write = widgets.Button(description="write through step", icon="pencil")
+        self.write = widgets.Button(
+            description="write through step", icon="pencil", layout=widgets.Layout(width="auto")
+        )
         self.clear = widgets.Button(description="clear writes")
         self.writes: list[tuple[int, int, float]] = []
         self._follow_last = True
