@@ -364,8 +364,13 @@ def differentiable(make_node, fname: str | None = None):
             finally:
                 STATE.enabled = True
             result = out[0] if isinstance(out, tuple) else out
-            if isinstance(result, Tensor) and result.dtype.is_floating_point:
-                attach(result, make_node(out, *args, **kwargs))
+            if not isinstance(result, Tensor) or not result.dtype.is_floating_point:
+                return out
+            if any(result is a for a in args):
+                return out  # the op handed back an input unchanged: nothing to record
+            if result._base is not None and not result._base.requires_grad:
+                result._base = None  # a view of the op's own scratch tensor: a new tensor
+            attach(result, make_node(out, *args, **kwargs))
             return out
 
         wrapper.__wrapped__ = getattr(fn, "__wrapped__", fn)

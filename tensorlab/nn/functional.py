@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import sys
 import warnings
 
 import numpy as np
@@ -19,6 +18,8 @@ from .. import _dtype as D
 from .. import _layout as L
 from .._storage import UntypedStorage
 from .._tensor import Tensor
+from ..autograd import conv as _derivatives  # the backward formulas of conv and pad
+from ..autograd.graph import differentiable
 from . import _conv_kernels as K
 from ._args import parse_conv_args, parse_pad_list, type_name
 
@@ -80,17 +81,8 @@ def _fmt(shape) -> str:
 # ---------------------------------------------------------------------------- results
 
 
-def _grad_enabled() -> bool:
-    autograd = sys.modules.get("tensorlab.autograd")
-    fn = getattr(autograd, "is_grad_enabled", None)
-    return True if fn is None else bool(fn())
-
-
 def _finish(out: Tensor, *inputs) -> Tensor:
-    """Set ``requires_grad`` on a result like PyTorch does for a differentiable op."""
-    if out.dtype.is_floating_point and _grad_enabled():
-        if any(t is not None and t.requires_grad for t in inputs):
-            out.requires_grad = True
+    """The autograd node was recorded by the decorated step that made ``out``."""
     return out
 
 
@@ -330,6 +322,7 @@ def _check_shape_forward(x, weight, bias, stride, padding, dilation, groups) -> 
         )
 
 
+@differentiable(_derivatives.convolution_node, "convolution")
 def _convolution(x, weight, bias, stride, padding, dilation, groups, output_padding) -> Tensor:
     """ATen's ``_convolution`` for the CPU: checks, 1-d as 2-d, backend choice, compute."""
     k = weight.ndim
@@ -566,6 +559,7 @@ def _checked_fill(value: float, dtype: D.dtype):
     return int(value)
 
 
+@differentiable(_derivatives.constant_pad_node, "constant_pad_nd")
 def _constant_pad_nd(x: Tensor, pads, value) -> Tensor:
     """ATen's ``constant_pad_nd``: crop negative pads with ``narrow``, then fill and copy."""
     ndim = x.ndim
@@ -639,6 +633,7 @@ def _infer_dense_strides(shape, stride) -> tuple[int, ...]:
     return tuple(out)
 
 
+@differentiable(_derivatives.reflect_replicate_node, "pad")
 def _pad_reflect_replicate(x: Tensor, pads, mode: str) -> Tensor:
     """ATen's ``reflection_pad{1,2,3}d`` / ``replication_pad{1,2,3}d`` checks and result."""
     k = len(pads) // 2
@@ -692,6 +687,7 @@ def _too_small_message(in_sizes, out_sizes, mode) -> str:
     )
 
 
+@differentiable(_derivatives.circular_pad_node, "pad")
 def _pad_circular(x: Tensor, pads) -> Tensor:
     """ATen's ``_pad_circular``: wrap around, with its checks (pads may not wrap twice)."""
     ndim = x.ndim
