@@ -239,6 +239,9 @@ class AccumulateGrad(Node):
         self._saved = []
         self._retained = None
 
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"  # PyTorch's name() (its class name is shorter)
+
     def accumulate(self, grad: np.ndarray) -> None:
         accumulate_into(self.variable, grad)
 
