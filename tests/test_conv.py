@@ -856,3 +856,15 @@ def test_batch_chunks(torch, monkeypatch, strategy):
     xt = torch.nn.functional.pad(torch.from_numpy(x), (0, 2, 1, 1))
     ref = torch.nn.functional.conv2d(xt, torch.from_numpy(w), None, 1, 0, (2, 1), 2).numpy()
     np.testing.assert_allclose(ours, ref, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("strategy", ["flat-cols", "im2col", "shift", "toeplitz"])
+def test_threaded_batch_split(torch, monkeypatch, strategy):
+    """TENSORLAB_THREADS=2: the batch is split between threads, results unchanged."""
+    monkeypatch.setattr(K, "THREADS", 2)
+    rng = np.random.default_rng(6)
+    x, w = rng.standard_normal((5, 3, 9, 8)), rng.standard_normal((6, 1, 3, 2))
+    ours = K.conv2d(x, w, None, (1, 2), (1, 1, 0, 2), (2, 1), 3, strategy=strategy)
+    xt = torch.nn.functional.pad(torch.from_numpy(x), (0, 2, 1, 1))
+    ref = torch.nn.functional.conv2d(xt, torch.from_numpy(w), None, (1, 2), 0, (2, 1), 3).numpy()
+    np.testing.assert_allclose(ours, ref, rtol=1e-10, atol=1e-10)

@@ -41,8 +41,9 @@ from numpy.lib.stride_tricks import as_strided
 CHUNK_BYTES = 8 * 2**20
 
 #: worker threads for small convolutions (numpy releases the GIL while copying and multiplying);
-#: big ones are left to the BLAS threads. ``TENSORLAB_THREADS=1`` turns this off.
-THREADS = max(1, min(2, int(os.environ.get("TENSORLAB_THREADS", os.cpu_count() or 1))))
+#: big ones are left to the BLAS threads. Off (1) by default: on the shared 2-core machine of the
+#: benchmark it did not pay; ``TENSORLAB_THREADS=2`` turns it on.
+THREADS = max(1, int(os.environ.get("TENSORLAB_THREADS", "1")))
 
 #: below this many multiply-adds a convolution is split over the batch between :data:`THREADS`
 THREAD_MACS = 64 * 2**20
