@@ -234,7 +234,11 @@ def _grad_matrix_norm(out, input, p, dims, keepdim, dtype):
     if p == "fro":
         dims = tuple(L.wrap_dim(d, input.ndim) for d in dims)
         return AG.NormBackward(input, out, 2.0, dims, keepdim)
-    return AG.NotImplementedNode("LinalgSvdBackward0", "the nuclear norm", input)
+    return AG.NotImplementedNode(
+        "LinalgSvdBackward0",
+        "tensorlab: the derivative of the nuclear norm is not implemented",
+        input,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -621,7 +625,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correctio
     """``(var, mean)`` over the same dims."""
     v = var(input, dim, unbiased, keepdim, correction=correction)
     d = None if isinstance(dim, (builtins.bool, np.bool_)) else dim
-    return v, mean(input, d, keepdim)
+    return _one_node((v, mean(input, d, keepdim)), "VarMeanBackward0")
 
 
 @module_function("std_mean")
@@ -629,7 +633,16 @@ def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correctio
     """``(std, mean)`` over the same dims."""
     s = std(input, dim, unbiased, keepdim, correction=correction)
     d = None if isinstance(dim, (builtins.bool, np.bool_)) else dim
-    return s, mean(input, d, keepdim)
+    return _one_node((s, mean(input, d, keepdim)), "StdMeanBackward0")
+
+
+def _one_node(outputs: tuple, name: str) -> tuple:
+    """PyTorch records var_mean/std_mean as one node; tensorlab records var (std) and mean, and
+    gives both nodes that name."""
+    for t in outputs:
+        if t._grad_fn is not None:
+            t._grad_fn._name = name
+    return outputs
 
 
 # ---------------------------------------------------------------------------------------------

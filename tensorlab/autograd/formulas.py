@@ -694,16 +694,10 @@ class IndexPutBackward0(Node):
 
 
 def floor_divide_node(out, a, b, **kwargs):
-    node = NotImplementedNode("NotImplemented", "floor_divide", _t(a))
-    node.backward = _raise("derivative for aten::floor_divide is not implemented")
-    return node
-
-
-def _raise(message):
-    def backward(g):
-        raise RuntimeError(message)
-
-    return backward
+    """PyTorch has no derivative for floor_divide either (its node is named ``NotImplemented``)."""
+    return NotImplementedNode(
+        "NotImplemented", "derivative for aten::floor_divide is not implemented", _t(a)
+    )
 
 
 # ---------------------------------------------------------------------------------------------

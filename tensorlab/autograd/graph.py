@@ -247,17 +247,15 @@ class AccumulateGrad(Node):
 
 
 class NotImplementedNode(Node):
-    """An op that PyTorch can differentiate but tensorlab cannot (yet): backward raises."""
+    """An op PyTorch can differentiate but tensorlab cannot: recorded (so the graph is not
+    silently cut), and its backward raises ``message``."""
 
-    def __init__(self, name: str, op: str, *inputs):
+    def __init__(self, name: str, message: str, *inputs):
         super().__init__(*inputs)
-        self._name, self._op = name, op
+        self._name, self.message = name, message
 
     def backward(self, grad):
-        raise RuntimeError(
-            f"tensorlab: the derivative of {self._op} is not implemented (PyTorch uses "
-            f"{self._name} here)"
-        )
+        raise RuntimeError(self.message)
 
 
 def gradient_edge(t) -> tuple:
@@ -380,24 +378,6 @@ def differentiable(make_node, fname: str | None = None):
         return wrapper
 
     return deco
-
-
-def not_implemented(name: str, op: str | None = None, inputs=(0,)):
-    """``make_node`` for an op whose derivative tensorlab does not have: records a node with
-    PyTorch's name whose backward raises a clear error (never a silently wrong gradient)."""
-
-    def make(out, *args, **kwargs):
-        Tensor = _tensor_class()
-        ts = []
-        for i in inputs:
-            a = args[i] if i < len(args) else None
-            if isinstance(a, (list, tuple)):
-                ts.extend(b for b in a if isinstance(b, Tensor))
-            else:
-                ts.append(a if isinstance(a, Tensor) else None)
-        return NotImplementedNode(name, op or name.split("Backward")[0].lower(), *ts)
-
-    return make
 
 
 # ---------------------------------------------------------------------------------------------
