@@ -126,6 +126,7 @@ _LAZY = {
     "no_grad": ("tensorlab.autograd", "no_grad"),
     "enable_grad": ("tensorlab.autograd", "enable_grad"),
     "is_grad_enabled": ("tensorlab.autograd", "is_grad_enabled"),
+    "set_grad_enabled": ("tensorlab.autograd", "set_grad_enabled"),
 }
 
 

@@ -561,9 +561,7 @@ class Tensor:
                 return self
             self.requires_grad = False  # raises PyTorch's message
         if requires_grad and not self._dtype.is_floating_point:
-            raise RuntimeError(
-                "Only Tensors of floating point and complex dtype can require gradients"
-            )
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = bool(requires_grad)
         return self
 

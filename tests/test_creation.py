@@ -340,3 +340,19 @@ def test_finfo_iinfo(torch, name):
     assert ours.max == theirs.max and ours.min == theirs.min and ours.bits == theirs.bits
     if info == "finfo":
         assert ours.eps == theirs.eps and ours.tiny == theirs.tiny
+
+
+def test_requires_grad_error_wordings(torch):
+    """PyTorch words the same refusal three ways; each entry point keeps its own."""
+    raises_same(
+        lambda: tl.zeros(2, dtype=tl.int64).requires_grad_(),
+        lambda: torch.zeros(2, dtype=torch.int64).requires_grad_(),
+    )
+    raises_same(
+        lambda: setattr(tl.zeros(2, dtype=tl.int64), "requires_grad", True),
+        lambda: setattr(torch.zeros(2, dtype=torch.int64), "requires_grad", True),
+    )
+    raises_same(
+        lambda: tl.ones(2, dtype=tl.int32, requires_grad=True),
+        lambda: torch.ones(2, dtype=torch.int32, requires_grad=True),
+    )

@@ -51,6 +51,10 @@ def _rng(generator: Generator | None):
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
     if requires_grad:
+        if not t.dtype.is_floating_point:  # the factory functions' own wording
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
         t.requires_grad_(True)
     return t
 
