@@ -540,7 +540,7 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        if not self.is_leaf and not getattr(self, "_fake_history", False):
+        if not self.is_leaf:
             extra = (
                 ""
                 if value
@@ -573,13 +573,6 @@ class Tensor:
 
             regenerate(self)  # the base was written in place since this view's node was made
         return self._grad_fn
-
-    @grad_fn.setter
-    def grad_fn(self, node) -> None:
-        # PyTorch does not allow this. Kept (temporarily) for tests/test_printing.py, which fakes a
-        # history and then sets requires_grad on it.
-        self._grad_fn = node
-        self._fake_history = True
 
     @property
     def is_leaf(self) -> bool:

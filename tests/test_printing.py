@@ -64,20 +64,6 @@ def pair(torch, arr: np.ndarray):
     return tl.from_numpy(arr), torch.from_numpy(arr.copy())
 
 
-class FakeGradFn:
-    """Stands in for an autograd node: only ``name()`` matters to printing."""
-
-    def __init__(self, name: str):
-        self._name = name
-
-    def name(self) -> str:
-        return self._name
-
-
-class MulBackward0:
-    """A grad_fn without ``name()``: printing falls back to the class name."""
-
-
 # ---------------------------------------------------------------------------------- data makers
 def make_values(seed: int, shape: tuple[int, ...], dtype: str, kind: str) -> np.ndarray:
     """Deterministic data of one 'kind' (scale/special values), cast to ``dtype``."""
@@ -172,15 +158,14 @@ def apply_layout(ours, theirs, layout: str):
 
 
 def add_grad(torch, ours, theirs, grad: str):
-    """Mark both sides as requiring grad, or give both a grad_fn (torch: a real MulBackward0)."""
+    """Mark both sides as requiring grad, or give both a real history (grad_fn=<MulBackward0>)."""
     if grad == "none":
         return ours, theirs
     if grad == "requires_grad":
         ours.requires_grad = True
         return ours, theirs.detach().requires_grad_()
-    ours.grad_fn = FakeGradFn("MulBackward0") if grad == "grad_fn" else MulBackward0()
-    ours.requires_grad = True  # a non-leaf requires grad too; grad_fn wins in the repr
-    return ours, theirs.detach().requires_grad_() * 1
+    # a real history on both sides: grad_fn=<MulBackward0> wins over requires_grad in the repr
+    return ours.detach().requires_grad_() * 1, theirs.detach().requires_grad_() * 1
 
 
 # ---------------------------------------------------------------------------------- properties
