@@ -60,6 +60,32 @@ ALIASES = {
 
 _default_float = float32
 
+# How PyTorch's C++ messages name each dtype.
+# c10 ScalarType: "result type Float can't be cast to the desired output type Long"
+SCALAR_NAME = {
+    "bool": "Bool",
+    "uint8": "Byte",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "float16": "Half",
+    "float32": "Float",
+    "float64": "Double",
+}
+# C++ typeid / caffe2::TypeMeta: "Input type (float) and bias type (double) should be the same"
+TYPE_NAME = {
+    "bool": "bool",
+    "uint8": "unsigned char",
+    "int8": "signed char",
+    "int16": "short int",
+    "int32": "int",
+    "int64": "long int",
+    "float16": "c10::Half",
+    "float32": "float",
+    "float64": "double",
+}
+
 
 def _by_name(name: str) -> dtype:
     return _BY_NAME[name]

@@ -17,6 +17,8 @@ import numpy as np
 
 from . import _dtype as D
 from . import _layout as L
+from ._dtype import SCALAR_NAME as _SCALAR_NAME
+from ._dtype import TYPE_NAME as _META_NAME
 from ._storage import UntypedStorage, new_storage
 from .autograd import graph as _graph
 from .autograd.grad_mode import STATE as _GRAD
@@ -174,28 +176,6 @@ def _squeeze_name(dim=None) -> str:
     return "SqueezeBackward2" if isinstance(dim, (tuple, list)) else "SqueezeBackward1"
 
 
-_META_NAME = {
-    "bool": "bool",
-    "uint8": "unsigned char",
-    "int8": "signed char",
-    "int16": "short int",
-    "int32": "int",
-    "int64": "long int",
-    "float16": "c10::Half",
-    "float32": "float",
-    "float64": "double",
-}
-_SCALAR_NAME = {
-    "bool": "Bool",
-    "uint8": "Byte",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-    "float16": "Half",
-    "float32": "Float",
-    "float64": "Double",
-}
 _NON_LEAF_GRAD = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "

@@ -25,6 +25,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
+from .._dtype import SCALAR_NAME as _SCALAR_NAME
+from .._dtype import TYPE_NAME as _CPP_NAME
 from .._tensor import Tensor, check_inplace, module_function, tensor_method
 from ..autograd import formulas as AG
 from ..autograd.graph import differentiable
@@ -37,31 +39,7 @@ _SCALAR_TYPES = (builtins.bool, builtins.int, builtins.float, np.bool_, np.integ
 # dtype names as they appear in PyTorch's messages
 # ---------------------------------------------------------------------------------------------
 
-# c10 ScalarType names: "result type Float can't be cast to the desired output type Long"
-_SCALAR_NAME = {
-    "bool": "Bool",
-    "uint8": "Byte",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-    "float16": "Half",
-    "float32": "Float",
-    "float64": "Double",
-}
-# C++ type names (typeid), used by a few checks: "expected m1 and m2 to have the same dtype ..."
-_CPP_NAME = {
-    "bool": "bool",
-    "uint8": "unsigned char",
-    "int8": "signed char",
-    "int16": "short int",
-    "int32": "int",
-    "int64": "long int",
-    "float16": "c10::Half",
-    "float32": "float",
-    "float64": "double",
-}
-# names used by c10::checked_convert: "value cannot be converted to type uint8_t without overflow"
+# ScalarType and typeid names live in _dtype; names used by c10::checked_convert: "value cannot be converted to type uint8_t without overflow"
 _CONVERT_NAME = {
     "bool": "bool",
     "uint8": "uint8_t",
