@@ -16,6 +16,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
+from .._dtype import SCALAR_NAME as _SCALAR_NAME
+from .._dtype import TYPE_NAME as _META_NAME
 from .._storage import UntypedStorage
 from .._tensor import Tensor
 from ..autograd import conv as _derivatives  # the backward formulas of conv and pad
@@ -27,30 +29,7 @@ __all__ = ["conv1d", "conv2d", "pad"]
 
 # ---------------------------------------------------------------------------- dtype names
 
-# ATen's ScalarType names ("expected scalar type Float but found Double")
-_SCALAR_NAME = {
-    "bool": "Bool",
-    "uint8": "Byte",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-    "float16": "Half",
-    "float32": "Float",
-    "float64": "Double",
-}
-# caffe2::TypeMeta names ("Input type (float) and bias type (double) should be the same")
-_META_NAME = {
-    "bool": "bool",
-    "uint8": "unsigned char",
-    "int8": "signed char",
-    "int16": "short int",
-    "int32": "int",
-    "int64": "long int",
-    "float16": "c10::Half",
-    "float32": "float",
-    "float64": "double",
-}
+# ScalarType and TypeMeta names ("expected scalar type Float but found Double") live in _dtype
 # c10 names in "value cannot be converted to type int8_t without overflow"
 _CPP_NAME = {
     "bool": "bool",
