@@ -459,19 +459,7 @@ class Tensor:
     def to(self, *args, **kwargs) -> Tensor:
         """``to(dtype)``, ``to('cpu')``, ``to(other_tensor)``; returns ``self`` when nothing changes."""
         copy = kwargs.pop("copy", False)
-        dtype = kwargs.pop("dtype", None)
-        kwargs.pop("device", None)
-        kwargs.pop("non_blocking", None)
-        if kwargs:
-            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        for a in args:
-            if isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, str) or a is None:
-                if a not in (None, "cpu"):
-                    raise RuntimeError(f"tensorlab only has the cpu device, got '{a}'")
-            else:
-                dtype = D.to_dtype(a)
+        dtype = parse_to_args(args, kwargs, "to() got an unexpected keyword argument")
         dtype = self._dtype if dtype is None else D.to_dtype(dtype)
         if dtype is self._dtype and not copy:
             return self
@@ -973,6 +961,25 @@ class Tensor:
         if step == 0:
             return tuple(self.narrow(d, 0, 0) for _ in range(chunks)) if size == 0 else ()
         return self.split(step, d)
+
+
+def parse_to_args(args, kwargs, unexpected: str):
+    """The dtype asked for by ``to(dtype)`` / ``to('cpu')`` / ``to(tensor)`` / ``to(dtype=...)``
+    (None if none); tensorlab has only the cpu device. Shared by ``Tensor.to`` and ``Module.to``."""
+    dtype = kwargs.pop("dtype", None)
+    kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError(f"{unexpected} '{next(iter(kwargs))}'")
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, str) or a is None:
+            if a not in (None, "cpu"):
+                raise RuntimeError(f"tensorlab only has the cpu device, got '{a}'")
+        else:
+            dtype = D.to_dtype(a)
+    return dtype
 
 
 def check_inplace(t: Tensor) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor
+from .._tensor import Tensor, parse_to_args
 from . import functional as F
 from .parameter import Parameter
 
@@ -342,19 +342,7 @@ class Module:
 
     def to(self, *args, **kwargs) -> Module:
         """``to(dtype)`` / ``to('cpu')`` / ``to(tensor)``: floating-point parameters change dtype."""
-        dtype = kwargs.pop("dtype", None)
-        kwargs.pop("device", None)
-        kwargs.pop("non_blocking", None)
-        if kwargs:
-            raise TypeError(f"to() received an invalid keyword argument '{next(iter(kwargs))}'")
-        for a in args:
-            if isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, str) or a is None:
-                if a not in (None, "cpu"):
-                    raise RuntimeError(f"tensorlab only has the cpu device, got '{a}'")
-            else:
-                dtype = a
+        dtype = parse_to_args(args, kwargs, "to() received an invalid keyword argument")
         if dtype is not None:
             dtype = D.to_dtype(dtype)
             if not dtype.is_floating_point:
