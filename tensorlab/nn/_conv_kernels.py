@@ -350,8 +350,8 @@ def _conv_flat_cols(xp, w, dilation, groups, out, share=1):
     length = (ho - 1) * wp + wo
     taps = kh * kw
     k = cg * taps
+    dh, dw = dilation
     xf = xp.reshape(n, c, hp * wp)
-    offsets = _tap_offsets(kh, kw, dilation, wp)
     chunk = _batch_chunk(n, k * grid * xp.itemsize, share)
     bufs: dict[int, np.ndarray] = {}
     for g in range(groups):
@@ -364,9 +364,15 @@ def _conv_flat_cols(xp, w, dilation, groups, out, share=1):
                 if grid > length:  # the discarded tail of the last row: keep it finite
                     bufs[nb][..., length:] = 0
             cols = bufs[nb]
-            src = xf[n0:n1, g * cg : (g + 1) * cg].transpose(1, 0, 2)  # (cg, nb, Hp*Wp)
-            for t, off in enumerate(offsets):
-                cols[:, t, :, :length] = src[:, :, off : off + length]
+            # every tap's slice at once: a (cg, kH, kW, nb, L) view of the flat image
+            s0, s1, s2 = xf.strides
+            taps_view = as_strided(
+                xf[n0:n1, g * cg : (g + 1) * cg],
+                shape=(cg, kh, kw, nb, length),
+                strides=(s1, dh * wp * s2, dw * s2, s0, s2),
+                writeable=False,
+            )
+            cols.reshape(cg, kh, kw, nb, grid)[..., :length] = taps_view
             res = (wg @ cols.reshape(k, nb * grid)).reshape(og, nb, ho, wp)
             out[n0:n1, g * og : (g + 1) * og] = res.transpose(1, 0, 2, 3)[..., :wo]
 
