@@ -14,6 +14,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..nn._conv_kernels import conv_out_size, pad_source_index
+
 PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 OPERATIONS = ("cross-correlation", "convolution")
 
@@ -140,27 +142,21 @@ def eval_number(s: str) -> float:
 def source_index(k: np.ndarray, n: int, pad: int, mode: str) -> np.ndarray:
     """For padded coordinates ``k`` (0 .. n + 2*pad - 1): the real coordinate each one copies.
 
-    ``-1`` where nothing is copied (``zeros`` padding invents a 0). Matches ``F.pad``'s
-    ``reflect`` (mirror without repeating the edge), ``replicate`` (repeat the edge) and
-    ``circular`` (wrap around).
+    ``-1`` where nothing is copied (``zeros`` padding invents a 0). The rule is the engine's own
+    (``F.pad``): ``reflect`` mirrors without repeating the edge, ``replicate`` repeats the edge,
+    ``circular`` wraps around.
     """
-    i = np.asarray(k) - pad
-    inside = (i >= 0) & (i < n)
-    if mode == "zeros":
-        return np.where(inside, i, -1)
-    if mode == "replicate":
-        return np.clip(i, 0, n - 1)
-    if mode == "reflect":
-        j = np.where(i < 0, -i, i)
-        return np.where(j >= n, 2 * (n - 1) - j, j)
-    if mode == "circular":
-        return np.mod(i, n)
-    raise ValueError(f"padding_mode must be one of {PADDING_MODES}, but got padding_mode='{mode}'")
+    if mode not in PADDING_MODES:
+        raise ValueError(
+            f"padding_mode must be one of {PADDING_MODES}, but got padding_mode='{mode}'"
+        )
+    kernel_mode = "constant" if mode == "zeros" else mode
+    return pad_source_index(n, pad, pad, kernel_mode)[np.asarray(k)]
 
 
 def output_size(n: int, k: int, pad: int, stride: int, dilation: int) -> int:
     """floor((n + 2p - d(k - 1) - 1) / s) + 1 (may be <= 0 when the kernel does not fit)."""
-    return (n + 2 * pad - dilation * (k - 1) - 1) // stride + 1
+    return conv_out_size(n, k, stride, 2 * pad, dilation)
 
 
 def size_formula(name: str, n: int, k: int, pad: int, stride: int, dilation: int) -> str:
