@@ -22,7 +22,8 @@ from .. import _layout as L
 from .._tensor import MODULE_FUNCTIONS, Tensor, module_function, tensor_method
 from ..autograd import formulas as AG
 from ..autograd.graph import differentiable
-from .math import cast_array, fresh_contiguous, maximum, minimum, not_implemented, scalar_name
+from ._elementwise import cast_array, fresh_contiguous, not_implemented, scalar_name
+from .comparison import maximum, minimum
 
 # ---------------------------------------------------------------------------------------------
 # max / min results: a named pair, printed like ``torch.return_types.max(values=..., indices=...)``

@@ -1,0 +1,452 @@
+"""``maximum``/``minimum``, comparisons, logical and bitwise ops, ``clamp``, ``where``, ``lerp`` and
+the closeness tests (PyTorch's ``TensorCompare``)."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import _dtype as D
+from .. import _layout as L
+from .._tensor import Tensor, check_inplace, module_function, tensor_method
+from ..autograd import formulas as AG
+from ..autograd.graph import differentiable
+from ..autograd.views import inplace_differentiable, same_as
+from ._elementwise import (
+    Kernel,
+    _build,
+    _compute_np,
+    _dunder,
+    _elementwise,
+    _fma32,
+    _fma64,
+    _invalid_combination,
+    _is_scalar,
+    _operand,
+    _public_out,
+    _shape,
+    _tensor_then_operand,
+    _type_error,
+    _values,
+    cast_array,
+    checked_scalar,
+    cpp_name,
+    new_tensor,
+    not_implemented,
+    scalar_name,
+    store_out,
+    write_into,
+)
+from .arithmetic import _common, _inplace_dunder, add, mul, sub
+from .unary import isfinite, isnan
+
+Scalar = builtins.bool | builtins.int | builtins.float
+
+# ---------------------------------------------------------------------------------------------
+# maximum / minimum / comparisons / logical / bitwise
+# ---------------------------------------------------------------------------------------------
+
+
+def _tensor_pair(fname, input, other):
+    input = _operand(input, fname, "input", 1, scalar_ok=False)
+    other = _operand(other, fname, "other", 2, scalar_ok=False)
+    return input, other
+
+
+@tensor_method("maximum")
+@differentiable(AG.make_maximum, "maximum")
+@_public_out
+def maximum(input, other, *, out=None) -> Tensor:
+    """Elementwise maximum of two tensors; NaN wins."""
+    input, other = _tensor_pair("maximum", input, other)
+    common = _common(input, other)
+    shape = _build((input, other), common, out)
+    return _elementwise((input, other), common, np.maximum, out=out, shape=shape)
+
+
+@tensor_method("minimum")
+@differentiable(AG.make_minimum, "minimum")
+@_public_out
+def minimum(input, other, *, out=None) -> Tensor:
+    """Elementwise minimum of two tensors; NaN wins."""
+    input, other = _tensor_pair("minimum", input, other)
+    common = _common(input, other)
+    shape = _build((input, other), common, out)
+    return _elementwise((input, other), common, np.minimum, out=out, shape=shape)
+
+
+def _comparison(fname: str, kernel: Kernel):
+    def op(input, other, *, out=None) -> Tensor:
+        input, other = _tensor_then_operand(fname, input, other)
+        common = _common(input, other)
+        shape = _build((input, other), None, out)
+        return _elementwise((input, other), common, kernel, result=D.bool_, out=out, shape=shape)
+
+    op.__name__ = op.__qualname__ = fname
+    op.__doc__ = f"Elementwise ``{fname}`` with broadcasting; returns a bool tensor."
+    return _public_out(op)
+
+
+eq = tensor_method("eq")(_comparison("eq", np.equal))
+ne = tensor_method("ne")(_comparison("ne", np.not_equal))
+lt = tensor_method("lt")(_comparison("lt", np.less))
+le = tensor_method("le")(_comparison("le", np.less_equal))
+gt = tensor_method("gt")(_comparison("gt", np.greater))
+ge = tensor_method("ge")(_comparison("ge", np.greater_equal))
+for _alias, _fn in (
+    ("not_equal", ne),
+    ("less", lt),
+    ("less_equal", le),
+    ("greater", gt),
+    ("greater_equal", ge),
+):
+    tensor_method(_alias, function=True)(_fn)
+
+for _name, _fn in (
+    ("__eq__", eq),
+    ("__ne__", ne),
+    ("__lt__", lt),
+    ("__le__", le),
+    ("__gt__", gt),
+    ("__ge__", ge),
+):
+    setattr(Tensor, _name, _dunder(_fn))
+Tensor.__hash__ = lambda self: id(self)  # defining __eq__ must not make tensors unhashable
+
+
+def _logical(fname: str, kernel: Kernel):
+    def op(input, other, *, out=None) -> Tensor:
+        input, other = _tensor_pair(fname, input, other)
+        shape = _build((input, other), None, out)
+        values = kernel(cast_array(input._np(), D.bool_), cast_array(other._np(), D.bool_))
+        if out is not None:
+            return write_into(out, values)
+        return new_tensor(values, D.bool_, shape, (input, other))
+
+    op.__name__ = op.__qualname__ = fname
+    op.__doc__ = f"Elementwise ``{fname}`` of the truth values; returns a bool tensor."
+    return _public_out(op)
+
+
+logical_and = tensor_method("logical_and")(_logical("logical_and", np.logical_and))
+logical_or = tensor_method("logical_or")(_logical("logical_or", np.logical_or))
+logical_xor = tensor_method("logical_xor")(_logical("logical_xor", np.logical_xor))
+
+
+def _bitwise(fname: str, kernel: Kernel):
+    def op(input, other, *, out=None) -> Tensor:
+        input = _operand(input, fname, "input", 1)
+        other = _operand(other, fname, "other", 2)
+        common = _common(input, other)
+        shape = _build((input, other), common, out)
+        if common.is_floating_point:
+            raise not_implemented(f"{fname}_cpu", common)
+        return _elementwise((input, other), common, kernel, out=out, shape=shape)
+
+    op.__name__ = op.__qualname__ = fname
+    op.__doc__ = f"Elementwise ``{fname}`` of bool or integer tensors."
+    return _public_out(op)
+
+
+bitwise_and = tensor_method("bitwise_and")(_bitwise("bitwise_and", np.bitwise_and))
+bitwise_or = tensor_method("bitwise_or")(_bitwise("bitwise_or", np.bitwise_or))
+bitwise_xor = tensor_method("bitwise_xor")(_bitwise("bitwise_xor", np.bitwise_xor))
+for _name, _fn in (
+    ("__and__", bitwise_and),
+    ("__rand__", bitwise_and),
+    ("__or__", bitwise_or),
+    ("__ror__", bitwise_or),
+    ("__xor__", bitwise_xor),
+    ("__rxor__", bitwise_xor),
+):
+    setattr(Tensor, _name, _dunder(_fn))
+
+
+# ---------------------------------------------------------------------------------------------
+# clamp, where, lerp, closeness
+# ---------------------------------------------------------------------------------------------
+
+
+def _clamp_args(input, min, max):
+    if min is None and max is None:
+        raise RuntimeError("tensorlab.clamp: At least one of 'min' or 'max' must not be None")
+    bounds = []
+    for name, b in (("min", min), ("max", max)):
+        if b is None:
+            continue
+        if not (isinstance(b, (Tensor, np.ndarray)) or _is_scalar(b)):
+            raise _invalid_combination(
+                "clamp",
+                (input, b),
+                (
+                    "Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None",
+                    "Tensor input, Number min = None, Number max = None, *, Tensor out = None",
+                ),
+            )
+        bounds.append(_operand(b, "clamp", name, 2))
+    if len(bounds) == 2 and isinstance(bounds[0], Tensor) != isinstance(bounds[1], Tensor):
+        # PyTorch's overloads are (Tensor, Tensor) and (Number, Number); a 0-dim tensor passes
+        # as a Number, a tensor with dims does not
+        if builtins.any(isinstance(b, Tensor) and b.ndim for b in bounds):
+            raise _invalid_combination("clamp", (input, *bounds), _CLAMP_SIGS)
+        bounds = [b.item() if isinstance(b, Tensor) else b for b in bounds]
+    return bounds
+
+
+_CLAMP_SIGS = (
+    "Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None",
+    "Tensor input, Number min = None, Number max = None, *, Tensor out = None",
+)
+
+
+def _clamp_kernel(has_min: bool, has_max: bool):
+    def k(x, *bounds):
+        i = 0
+        if has_min:
+            x = np.maximum(x, bounds[i])
+            i += 1
+        if has_max:
+            x = np.minimum(x, bounds[i])
+        return x
+
+    return k
+
+
+def _clamp_impl(input, min, max, out: Tensor | None) -> Tensor:
+    bounds = _clamp_args(input, min, max)
+    common = D.result_type(input, *bounds)
+    tensor_bounds = builtins.any(isinstance(b, Tensor) for b in bounds)
+    if out is not None and not tensor_bounds and common is not out.dtype:
+        check_inplace(out)
+        raise RuntimeError(
+            f"result type {scalar_name(common)} can't be cast to the desired output type "
+            f"{cpp_name(out.dtype)}"
+        )
+    shape = _build((input, *bounds), common, out, cpp=not tensor_bounds)
+    for b in bounds:
+        if not isinstance(b, Tensor):
+            checked_scalar(b, common)
+    if common is D.bool_ and tensor_bounds and len(bounds) == 2:
+        raise not_implemented("clamp_cpu", common)
+    if common is D.bool_ and not tensor_bounds:
+        kname = (
+            "clamp_scalar_cpu"
+            if len(bounds) == 2
+            else ("clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu")
+        )
+        raise not_implemented(kname, common)
+    k = _clamp_kernel(min is not None, max is not None)
+    layout = None if tensor_bounds else (input,)  # clamp(Tensor, Number, Number) is unary
+    return _elementwise((input, *bounds), common, k, out=out, shape=shape, layout_inputs=layout)
+
+
+@tensor_method("clamp")
+@differentiable(AG.make_clamp, "clamp")
+def clamp(input, min=None, max=None, *, out=None) -> Tensor:
+    """``min(max(input, min), max)``: bounds are numbers or tensors; NaN propagates."""
+    input = _operand(input, "clamp", "input", 1, scalar_ok=False)
+    result = _clamp_impl(input, min, max, None)
+    if out is None:
+        return result
+    numbers = not builtins.any(isinstance(b, Tensor) for b in (min, max))
+    return store_out(
+        result, out, same_dtype="Found dtype {out} but expected {result}" if numbers else None
+    )
+
+
+clip = module_function("clip")(clamp)
+Tensor.clip = clamp
+
+
+@tensor_method("clamp_", "clip_", function=False)
+@inplace_differentiable(same_as(clamp))
+def clamp_(self: Tensor, min=None, max=None) -> Tensor:
+    """In-place clamp."""
+    return _clamp_impl(self, min, max, self)
+
+
+@tensor_method("clamp_min")
+@differentiable(AG.make_clamp_min, "clamp_min")
+def clamp_min(input, min) -> Tensor:
+    return clamp(input, min=min)
+
+
+@tensor_method("clamp_max")
+@differentiable(AG.make_clamp_max, "clamp_max")
+def clamp_max(input, max) -> Tensor:
+    return clamp(input, max=max)
+
+
+@module_function("where")
+@differentiable(AG.make_where, "where")
+def where(condition, input=None, other=None, *, out=None):
+    """``input`` where ``condition`` holds, else ``other`` (numbers allowed; broadcasting).
+
+    With only ``condition``: the tuple of index tensors of its nonzero elements.
+    """
+    if out is not None:  # the out= overload takes tensors only
+        for name, pos, v in (("input", 2, input), ("other", 3, other)):
+            if not isinstance(v, Tensor):
+                raise _type_error("where", name, pos, v)
+        return store_out(
+            where(condition, input, other),
+            out,
+            same_dtype="Expected out type to be {result} but got {out}",
+        )
+    condition = _operand(condition, "where", "condition", 1, scalar_ok=False)
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    input = _operand(input, "where", "input", 2)
+    other = _operand(other, "where", "other", 3)
+    if condition.dtype is not D.bool_:
+        raise RuntimeError(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{scalar_name(condition.dtype)}"
+        )
+    common = _common(input, other)
+    shape = L.broadcast_shapes(condition._shape, _shape(input), _shape(other))
+    cond = condition._np()
+
+    def k(x, y):
+        return np.where(cond, x, y)
+
+    arrays = (_values(input, common), _values(other, common))
+    values = k(*arrays)
+    return new_tensor(values, common, shape, (condition, input, other))
+
+
+@tensor_method("nonzero")
+def nonzero(input, *, as_tuple: bool = False):
+    """Indices of the nonzero elements: an (n, ndim) int64 tensor, or one column view per dim."""
+    input = _operand(input, "nonzero", "input", 1, scalar_ok=False)
+    if as_tuple and input.ndim == 0:
+        return nonzero(input.unsqueeze(0), as_tuple=True)
+    idx = np.argwhere(input._np()).astype(np.int64)
+    n = idx.shape[0]
+    # PyTorch stores the (n, ndim) result column by column: strides (1, n)
+    columns = Tensor._from_array(np.ascontiguousarray(idx.T), D.int64)
+    out = columns._view((n, input.ndim), (1, n))
+    return out.unbind(1) if as_tuple else out
+
+
+def _where_method(self: Tensor, condition, y) -> Tensor:
+    """``self.where(condition, y)`` is ``torch.where(condition, self, y)``."""
+    return where(condition, self, y)
+
+
+Tensor.where = _where_method
+
+
+def _lerp_check(start: Tensor, end: Tensor, weight) -> None:
+    if end.dtype is not start.dtype:
+        raise RuntimeError(
+            f"expected dtype {cpp_name(start.dtype)} for `end` but got dtype {cpp_name(end.dtype)}"
+        )
+    if isinstance(weight, Tensor) and weight.dtype is not start.dtype:
+        raise RuntimeError(
+            f"expected dtype {cpp_name(start.dtype)} for `weight` but got dtype "
+            f"{cpp_name(weight.dtype)}"
+        )
+
+
+def _lerp_kernel(x, y, w):
+    w = np.asarray(w, dtype=x.dtype)
+    small = np.abs(w) < 0.5
+    diff = y - x
+    coeff = np.where(small, w, w - 1)
+    base = np.where(small, x, y)
+    if x.dtype == np.float32:
+        return _fma32(coeff, diff, base)
+    return _fma64(coeff, diff, base)
+
+
+@tensor_method("lerp")
+@differentiable(AG.make_lerp, "lerp")
+@_public_out
+def lerp(input, end, weight, *, out=None) -> Tensor:
+    """``input + weight * (end - input)`` (PyTorch's two-sided formula, weight number or tensor)."""
+    input = _operand(input, "lerp", "input", 1, scalar_ok=False)
+    end = _operand(end, "lerp", "end", 2, scalar_ok=False)
+    weight = _operand(weight, "lerp", "weight", 3)
+    _lerp_check(input, end, weight)
+    dt = input.dtype
+    operands = (input, end, weight) if isinstance(weight, Tensor) else (input, end)
+    shape = _build(operands, None, out)
+    if not dt.is_floating_point:
+        raise not_implemented(
+            "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar", dt
+        )
+    x, y = _values(input, dt), _values(end, dt)
+    w = (
+        _values(weight, dt)
+        if isinstance(weight, Tensor)
+        else (np.array(weight, dtype=np.float64).astype(_compute_np(dt)))
+    )
+    with np.errstate(all="ignore"):
+        values = _lerp_kernel(*np.broadcast_arrays(x, y, w))
+    if out is not None:
+        return write_into(out, values)
+    return new_tensor(values, dt, shape, operands)
+
+
+@tensor_method("lerp_", function=False)
+@inplace_differentiable(same_as(lerp))
+def lerp_(self: Tensor, end, weight) -> Tensor:
+    return lerp.__wrapped__(self, end, weight, out=self)
+
+
+@tensor_method("isclose")
+def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
+    """``|input - other| <= atol + rtol * |other|`` elementwise (dtypes must match)."""
+    input, other = _tensor_pair("isclose", input, other)
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{scalar_name(input.dtype)} did not match {scalar_name(other.dtype)}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
+    close = eq(input, other)
+    if equal_nan and input.dtype.is_floating_point:
+        close = logical_or(close, logical_and(isnan(input), isnan(other)))
+    if rtol == 0 and atol == 0:
+        return close
+    a, b = input, other
+    if not a.dtype.is_floating_point:
+        a, b = a.to(D.get_default_dtype()), b.to(D.get_default_dtype())
+    allowed = add(abs(mul(b, rtol)), atol)
+    actual = abs(sub(a, b))
+    return logical_or(close, logical_and(isfinite(actual), le(actual, allowed)))
+
+
+@tensor_method("allclose")
+def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
+    """``isclose(...).all()`` as a Python bool."""
+    return builtins.bool(np.all(isclose(input, other, rtol, atol, equal_nan)._np()))
+
+
+@tensor_method("equal")
+def equal(input, other) -> bool:
+    """True when both have the same shape and the same values (dtypes may differ)."""
+    input, other = _tensor_pair("equal", input, other)
+    if input._shape != other._shape:
+        return False
+    return builtins.bool(np.all(eq(input, other)._np()))
+
+
+# in-place bitwise forms
+
+
+def _bitwise_inplace(fn):
+    def method(self, other):
+        return fn.__wrapped__(self, _operand(other, fn.__name__ + "_", "other", 1), out=self)
+
+    method.__name__ = fn.__name__ + "_"
+    return method
+
+
+for _fn in (bitwise_and, bitwise_or, bitwise_xor):
+    setattr(Tensor, _fn.__name__ + "_", _bitwise_inplace(_fn))
+Tensor.__iand__ = _inplace_dunder(Tensor.bitwise_and_)
+Tensor.__ior__ = _inplace_dunder(Tensor.bitwise_or_)
+Tensor.__ixor__ = _inplace_dunder(Tensor.bitwise_xor_)
