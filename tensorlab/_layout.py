@@ -205,19 +205,26 @@ def contiguous_chunks(shape: Sequence[int], stride: Sequence[int]) -> list[list[
 
 
 def broadcast_shapes(*shapes: Sequence[int]) -> Shape:
-    """Broadcast shapes right-aligned; raises PyTorch's ``RuntimeError`` when two sizes clash."""
-    ndim = max((len(s) for s in shapes), default=0)
-    out = [1] * ndim
+    """Broadcast shapes right-aligned; raises PyTorch's ``RuntimeError`` when two sizes clash.
+
+    As ATen's ``infer_size``, shapes are combined pairwise from the left (the running result is
+    "tensor a"), each pair walked from its trailing dim, so the dim named is the last that clashes.
+    """
+    out: list[int] = []
     for shape in shapes:
-        for i, size in enumerate(shape):
-            j = ndim - len(shape) + i
-            if out[j] == 1:
-                out[j] = size
-            elif size != 1 and size != out[j]:
+        ndim = max(len(out), len(shape))
+        a = [1] * (ndim - len(out)) + list(out)
+        b = [1] * (ndim - len(shape)) + list(shape)
+        for j in range(ndim - 1, -1, -1):
+            if a[j] == b[j] or b[j] == 1:
+                continue
+            if a[j] != 1:
                 raise RuntimeError(
-                    f"The size of tensor a ({out[j]}) must match the size of tensor b ({size}) "
+                    f"The size of tensor a ({a[j]}) must match the size of tensor b ({b[j]}) "
                     f"at non-singleton dimension {j}"
                 )
+            a[j] = b[j]
+        out = a
     return tuple(out)
 
 

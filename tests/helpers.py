@@ -76,3 +76,28 @@ def raises_same(f_ours, f_theirs):
     msg_t = str(err_theirs).split("\nException raised from")[0].replace("torch.", "tensorlab.")
     assert str(err_ours) == msg_t, (str(err_ours), msg_t)
     return None, None
+
+
+def onednn_fp16(torch) -> bool:
+    """Whether torch runs float16 convolutions through oneDNN on this CPU.
+
+    torch 2.13 does so only where the CPU has float16 arithmetic in hardware (AVX512-FP16 or
+    AMX-FP16, e.g. Intel Sapphire Rapids); elsewhere float16 takes ATen's native kernels, whose
+    checks run in another order and whose messages differ. tensorlab models the native path.
+    """
+    probe = getattr(torch.ops.mkldnn, "_is_mkldnn_fp16_supported", None)
+    return bool(probe()) if probe is not None else False
+
+
+def torch_conv_path(torch, dtype: str):
+    """A context in which torch takes the path tensorlab models for a ``dtype`` input.
+
+    For float16 on a CPU where torch would route it through oneDNN, the oracle is asked with
+    oneDNN switched off (``torch.backends.mkldnn.flags(enabled=False)``), which is the path torch
+    takes on every other CPU. Elsewhere this changes nothing.
+    """
+    import contextlib
+
+    if dtype == "float16" and onednn_fp16(torch):
+        return torch.backends.mkldnn.flags(enabled=False)
+    return contextlib.nullcontext()

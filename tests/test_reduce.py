@@ -173,6 +173,13 @@ def test_binary_max_min(torch):
     raises_same(lambda: tl.ones(2, 3).max(tl.ones(2)), lambda: torch.ones(2, 3).max(torch.ones(2)))
 
 
+def _lapack(case):
+    """Mark a case whose value comes from LAPACK (an SVD): its last bits depend on the CPU and on
+    MKL's code path (2.0 on one machine, 2.000000238 on another), so it is compared to 1 ulp-ish."""
+    case.lapack = True
+    return case
+
+
 FIXED = [
     lambda lib: lib.tensor([1, 2]).mean(),
     lambda lib: lib.tensor([True]).mean(),
@@ -226,9 +233,9 @@ FIXED = [
     lambda lib: lib.arange(24.0).view(2, 3, 4).std_mean(1),
     lambda lib: lib.var_mean(lib.arange(24.0).view(2, 3, 4), (0, 2), keepdim=True),
     lambda lib: lib.sum("a"),
-    lambda lib: lib.ones(2, 3).norm(p="nuc"),
-    lambda lib: lib.ones(2, 3).norm(p="nuc", keepdim=True),
-    lambda lib: lib.ones(2, 3, 2).norm(p="nuc", dim=(0, 2)),
+    _lapack(lambda lib: lib.ones(2, 3).norm(p="nuc")),
+    _lapack(lambda lib: lib.ones(2, 3).norm(p="nuc", keepdim=True)),
+    _lapack(lambda lib: lib.ones(2, 3, 2).norm(p="nuc", dim=(0, 2))),
     lambda lib: lib.ones(3).norm(p="nuc"),
     lambda lib: lib.ones(2, 3).norm(p="abc"),
     lambda lib: lib.ones(2, 3).norm(p="nuc", dim=(1, -1)),
@@ -263,7 +270,10 @@ def test_fixed_cases(torch, i):
 
     ours, theirs = raises_same(lambda: FIXED[i](tl), lambda: FIXED[i](T))
     if isinstance(theirs, T.Tensor):
-        assert_same(ours, theirs)
+        if getattr(FIXED[i], "lapack", False):
+            assert_same(ours, theirs, exact=False, rtol=4e-7, atol=0)
+        else:
+            assert_same(ours, theirs)
     elif isinstance(theirs, tuple):
         for o, t in zip(ours, theirs):
             assert_same(o, t, exact=False, rtol=1e-6, atol=1e-6)
