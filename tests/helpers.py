@@ -101,3 +101,11 @@ def torch_conv_path(torch, dtype: str):
     if dtype == "float16" and onednn_fp16(torch):
         return torch.backends.mkldnn.flags(enabled=False)
     return contextlib.nullcontext()
+
+
+def torch_vectorizes(torch) -> bool:
+    """Whether torch runs its vectorised CPU kernels here (AVX2/AVX512; not on a CPU without AVX2,
+    or with ``ATEN_CPU_CAPABILITY=default``). The vectorised ``add``/``sub`` with ``alpha`` fuse
+    ``a + alpha * b`` into one FMA, as tensorlab does; the scalar kernels round twice, so their
+    float results can differ from tensorlab's in the last bit."""
+    return torch.backends.cpu.get_cpu_capability() != "DEFAULT"

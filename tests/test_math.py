@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from helpers import assert_same, raises_same
+from helpers import assert_same, raises_same, torch_vectorizes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -300,6 +300,12 @@ def test_binary_tensor_first(torch, name, pair):
     a, b = pair
     if not isinstance(a, TensorSpec):
         a, b = b, a
+    half = "float16" in {o.dtype for o in (a, b) if isinstance(o, TensorSpec)}
+    if name == "sub_alpha_neg3" and (half or not torch_vectorizes(torch)):
+        # float16 with alpha, and torch's scalar kernels (no AVX2) round differently from its
+        # vectorised loop (see test_add_alpha): the last bit may differ
+        check(TENSOR_FIRST[name], a, b, exact=False, rtol=float_tol(a, b), atol=1e-5)
+        return
     check(TENSOR_FIRST[name], a, b)
 
 
@@ -381,10 +387,16 @@ def test_half_times_zero_dim(torch, a, b, name):
 def test_add_alpha(torch, dtype, alpha):
     a = TensorSpec((37,), dtype, ("contig",), 1, "mixed")
     b = TensorSpec((37,), dtype, ("contig",), 2, "mixed")
-    # float16 with alpha != 1: PyTorch's result depends on the element's position in its SIMD loop
+    # float16 with alpha != 1: PyTorch's result depends on the element's position in its SIMD loop;
+    # without SIMD (no AVX2) torch rounds alpha * b before adding, tensorlab fuses them as AVX does
     exact = dtype != "float16" or alpha in (1, True)
-    check(lambda lib, x, y: lib.add(x, y, alpha=alpha), a, b, exact=exact, rtol=2e-3)
-    check(lambda lib, x, y: lib.sub(x, y, alpha=alpha), a, b, exact=exact, rtol=2e-3)
+    rtol, atol = 2e-3, 1e-6
+    if not torch_vectorizes(torch) and alpha not in (1, True):
+        # one rounding of alpha * b: an ulp of the operands (values here are below 16 in size)
+        exact = False
+        atol = {"float16": 2e-2, "float32": 4e-6, "float64": 8e-15}.get(dtype, 0)
+    check(lambda lib, x, y: lib.add(x, y, alpha=alpha), a, b, exact=exact, rtol=rtol, atol=atol)
+    check(lambda lib, x, y: lib.sub(x, y, alpha=alpha), a, b, exact=exact, rtol=rtol, atol=atol)
 
 
 # ----------------------------------------------------------------------------------------------
