@@ -4,9 +4,23 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis.configuration import set_hypothesis_home_dir
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Hypothesis keeps a cache of constants (and, without database=None, examples) in ./.hypothesis.
+# Tests and the kernels they start (nbval lessons, grading) keep it in a temporary folder instead:
+# a test run writes nothing into the repository (checked at the end of the session).
+_HYPOTHESIS_HOME = tempfile.mkdtemp(prefix="tensorlab-hypothesis-")
+os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = _HYPOTHESIS_HOME
+set_hypothesis_home_dir(_HYPOTHESIS_HOME)
 
 settings.register_profile(
     "tensorlab",
@@ -36,3 +50,49 @@ def pytest_report_header(config):
 
 def pytest_configure(config):
     os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+# ---------------------------------------------------------------------------- a clean repository
+# Paths that running Python and the linters create by design; anything else new in the work tree
+# after the run (a .hypothesis/ folder, a notebook checkpoint, a course copy, screenshots) fails it.
+_ALLOWED_LEFTOVERS = ("__pycache__", ".ruff_cache", ".pytest_cache", ".venv", "venv")
+
+
+def _untracked(root: Path) -> set[str] | None:
+    try:
+        out = subprocess.run(
+            ["git", "ls-files", "--others", "--directory", "--no-empty-directory"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None  # not a git checkout (an unpacked sdist): nothing to compare
+    return {line for line in out.stdout.splitlines() if line}
+
+
+def _allowed(path: str) -> bool:
+    return any(part in _ALLOWED_LEFTOVERS for part in Path(path).parts)
+
+
+def pytest_sessionstart(session):
+    session.config._tensorlab_untracked = _untracked(REPO)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(_HYPOTHESIS_HOME, ignore_errors=True)
+    before = getattr(session.config, "_tensorlab_untracked", None)
+    if before is None or hasattr(session.config, "workerinput"):
+        return
+    after = _untracked(REPO) or set()
+    new = sorted(p for p in after - before if not _allowed(p))
+    if new:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(
+                "tests wrote into the repository: " + ", ".join(new), red=True, bold=True
+            )
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
