@@ -18,8 +18,24 @@ pytestmark = pytest.mark.e2e
 TIMINGS: dict[str, float] = {}
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=stem)
-def test_lesson_runs_without_errors(jlab, lesson):
+# The lessons split in two halves, one class each: under ``pytest -n auto --dist loadscope`` each
+# class runs on its own worker, with its own JupyterLab and Chromium (session fixtures are per
+# worker), so the slowest part of the suite uses both cores. Within a class a lesson runs first,
+# then its explorers (tests/e2e/conftest.py orders them).
+HALVES = (LESSONS[0::2], LESSONS[1::2])
+
+
+def _lessons(half: int):
+    return pytest.mark.parametrize("lesson", HALVES[half], ids=stem)
+
+
+def _explorers(half: int):
+    cases = [c for c in EXPLORER_CASES if c[0] in HALVES[half]]
+    ids = [f"{stem(lesson)}-cell{cell}-{cls}" for lesson, cell, cls in cases]
+    return pytest.mark.parametrize("lesson,cell,cls", cases, ids=ids)
+
+
+def run_lesson(jlab, lesson):
     jlab.open(lesson)
     TIMINGS[lesson] = jlab.run_all()
     jlab.shot(jlab.page.locator(".jp-NotebookPanel").first, f"{stem(lesson)}-ran")
@@ -27,12 +43,7 @@ def test_lesson_runs_without_errors(jlab, lesson):
     assert not problems, f"{lesson} in JupyterLab: " + "; ".join(problems)
 
 
-@pytest.mark.parametrize(
-    "lesson,cell,cls",
-    EXPLORER_CASES,
-    ids=[f"{stem(lesson)}-cell{cell}-{cls}" for lesson, cell, cls in EXPLORER_CASES],
-)
-def test_explorer_responds_to_the_learner(jlab, lesson, cell, cls):
+def move_explorer(jlab, lesson, cell, cls):
     page = jlab.ensure_ran(lesson)
     view = ExplorerView(page, jlab.cell(cell))
     view.root.wait_for(state="visible", timeout=20_000)
@@ -57,6 +68,36 @@ def test_explorer_responds_to_the_learner(jlab, lesson, cell, cls):
         state = after
     print(f"{name}: {changes}")
     assert sum(1 for _, status, _ in changes if status) >= 2
+
+
+class TestLessonsFirstHalf:
+    """Lessons 00, 02, 04, ...: every lesson runs clean, every explorer answers the learner."""
+
+    @_lessons(0)
+    def test_lesson_runs_without_errors(self, jlab, lesson):
+        run_lesson(jlab, lesson)
+
+    @_explorers(0)
+    def test_explorer_responds_to_the_learner(self, jlab, lesson, cell, cls):
+        move_explorer(jlab, lesson, cell, cls)
+
+
+class TestLessonsSecondHalf:
+    """Lessons 01, 03, 05, ...; then an exercise and a failing notebook, in the same browser."""
+
+    @_lessons(1)
+    def test_lesson_runs_without_errors(self, jlab, lesson):
+        run_lesson(jlab, lesson)
+
+    @_explorers(1)
+    def test_explorer_responds_to_the_learner(self, jlab, lesson, cell, cls):
+        move_explorer(jlab, lesson, cell, cls)
+
+    def test_exercise_check_names_the_misconception_then_passes(self, jlab):
+        exercise_check_names_the_misconception_then_passes(jlab)
+
+    def test_a_failing_cell_is_caught(self, jlab):
+        a_failing_cell_is_caught(jlab)
 
 
 def _wait_executed(page, cell, previous: str, timeout: float = 60.0) -> str:
@@ -91,7 +132,7 @@ def _answer(jlab, answer_cell, check_cell, code: str) -> str:
     return check_cell.locator(".jp-OutputArea").first.inner_text()
 
 
-def test_exercise_check_names_the_misconception_then_passes(jlab):
+def exercise_check_names_the_misconception_then_passes(jlab):
     import nbformat
 
     path = "exercises/01_convolution.ipynb"
@@ -127,7 +168,7 @@ def test_exercise_check_names_the_misconception_then_passes(jlab):
     assert "misconception" not in right.lower(), right
 
 
-def test_a_failing_cell_is_caught(jlab):
+def a_failing_cell_is_caught(jlab):
     """The lesson check can fail: Run All on a notebook whose second cell raises."""
     import nbformat
 
