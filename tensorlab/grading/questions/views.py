@@ -314,7 +314,16 @@ INTERLEAVE = Question(
     cases=_interleave_cases,
     strategy=_interleave_strategy,
     expect=Expect(arrays=("tensor",)),
+    forbidden=("repeat_interleave", "numpy", "tolist", "from_numpy"),
     misconceptions=(
+        Misconception(
+            "forbidden",
+            "the exercise is to build repeat_interleave from view and repeat: calling it (or "
+            "going through numpy or Python lists) skips the point. Use x.view(...) and "
+            ".repeat(...) only.",
+            lambda x, r: x.repeat_interleave(r),
+            variants=(lambda x, r: _tl().tensor([v for v in x.tolist() for _ in range(r)]),),
+        ),
         Misconception(
             "tiled",
             "repeat tiles the WHOLE tensor (like np.tile): [1, 2, 1, 2]. repeat_interleave "
