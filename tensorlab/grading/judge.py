@@ -424,10 +424,24 @@ def compare(
 
 
 # ---------------------------------------------------------------------------- questions
+def _numbers(v: Any) -> tuple | None:
+    if _seq(v) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+        return tuple(float(x) for x in v)
+    return None
+
+
 def _matches(actual: Any, wrong: Any, n_args: int, expect: Expect) -> bool:
     if isinstance(wrong, Raised):
         return isinstance(actual, Raised) and actual.type == wrong.type
-    return compare(actual, wrong, expect, n_args) is None
+    if compare(actual, wrong, expect, n_args) is None:
+        return True
+    a, w = _numbers(actual), _numbers(wrong)  # (0, 0, 3) and (0.0, 0.0, 3.0): the same mistake
+    return (
+        a is not None
+        and w is not None
+        and len(a) == len(w)
+        and all(math.isclose(x, y, rel_tol=expect.rtol, abs_tol=expect.atol) for x, y in zip(a, w))
+    )
 
 
 def which_misconception(
