@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -447,3 +448,103 @@ def test_tiny_cnn_references_match_torch(torch):
     for z, t in make_cases(q, 3):
         theirs = F.cross_entropy(torch.from_numpy(z), torch.tensor(t)).item()
         assert math.isclose(q.reference(z, t), theirs, rel_tol=1e-9, abs_tol=1e-12)
+
+
+# ---------------------------------------------------------------------------- lessons and notebooks
+_HEADING = re.compile(r"^## \S+ .* \(after lesson (\d\d)\)$", re.MULTILINE)
+
+# the 19 value questions that could be answered by running code already in the notebook (before
+# issue 14): at least half became function questions whose inputs the grader draws
+_FORMER_VALUE_QUESTIONS = (
+    "conv.valid_shape",
+    "conv.scipy_shapes",
+    "conv.padding_modes",
+    "conv.same_padding",
+    "inputs.lecture_unsqueeze",
+    "inputs.kernel_spec",
+    "inputs.shape_a",
+    "inputs.shape_b",
+    "xcorr.lecture_row",
+    "xcorr.experiment",
+    "channels.groups_legal",
+    "channels.depthwise",
+    "strides.transpose",
+    "strides.permute",
+    "strides.slice",
+    "strides.expand",
+    "views.view_works",
+    "views.contiguous_flags",
+    "views.share_storage",
+)
+
+
+def _question_lessons(path: Path) -> list[tuple[str, int]]:
+    """(question id, lesson) for every answer cell, from the heading above it."""
+    nb = json.loads(path.read_text())
+    out, lesson = [], None
+    for cell in nb["cells"]:
+        src = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        if cell["cell_type"] == "markdown" and src.startswith("## "):
+            m = _HEADING.match(src.splitlines()[0])
+            assert m, f"{path.name}: question heading without '(after lesson NN)': {src[:60]!r}"
+            lesson = int(m.group(1))
+            assert f"../lessons/{lesson:02d}_" in src, f"{path.name}: no link to lesson {lesson}"
+        role = cell.get("metadata", {}).get("tensorlab", {}).get("role")
+        if role == "answer":
+            out.append((cell["metadata"]["tensorlab"]["question"], lesson))
+    return out
+
+
+def test_every_question_says_its_lesson_and_questions_follow_the_lessons():
+    by_lesson: dict[int, list[str]] = {}
+    for folder in ("solutions", "exercises"):
+        for path in sorted((ROOT / folder).glob("*.ipynb")):
+            pairs = _question_lessons(path)
+            lessons = [n for _, n in pairs]
+            assert lessons == sorted(lessons), f"{folder}/{path.name}: not in lesson order"
+            assert all(1 <= n <= 16 for n in lessons)
+            if folder == "solutions":
+                for qid, n in pairs:
+                    by_lesson.setdefault(n, []).append(qid)
+    assert len(by_lesson[12]) >= 2 + 2 and len(by_lesson[13]) >= 3  # 12: + interleave, expand
+    for lesson in (14, 15, 16):
+        assert len(by_lesson[lesson]) >= 3, lesson
+    new = [q for q in QUESTIONS if q.notebook[:2] in ("06", "07", "08", "09")]
+    assert len(new) >= 18
+    names = {q.name for q in QUESTIONS if q.kind == "function"}
+    assert {"conv2d_via_unfold", "receptive_field", "conv_transpose_output_size"} <= names
+    # the five original notebooks keep their names
+    stems = {p.stem for p in (ROOT / "exercises").glob("*.ipynb")}
+    assert {"01_convolution", "02_conv2d_inputs", "03_channels_groups", "04_strides"} <= stems
+    assert "05_views" in stems
+
+
+def test_most_former_value_questions_now_draw_their_inputs_at_grade_time():
+    kinds = [get(qid).kind for qid in _FORMER_VALUE_QUESTIONS]
+    assert kinds.count("function") * 2 >= len(_FORMER_VALUE_QUESTIONS)
+    for qid in _FORMER_VALUE_QUESTIONS:
+        q = get(qid)
+        if q.kind == "function":  # hidden inputs: another seed, other cases
+            assert make_cases(q, 1) != make_cases(q, 2) or len(make_cases(q, 1)) > 6, qid
+
+
+def _numbers_in(v) -> list:
+    if isinstance(v, (tuple, list, frozenset)):
+        return [n for x in v for n in _numbers_in(x)]
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return [v]
+    return []
+
+
+def test_value_misconceptions_keep_the_answer_for_the_second_attempt():
+    """A value question's misconception message never contains the expected answer's numbers
+    (shape entries and the like); ``detail`` adds them from the second failed attempt."""
+    for q in QUESTIONS:
+        if q.kind != "value" or q.reference is None:
+            continue
+        flat = _numbers_in(q.reference())
+        numbers = {str(int(v)) for v in flat if float(v).is_integer() and abs(v) >= 2}
+        for m in q.misconceptions:
+            said = set(re.findall(r"\d+", m.message))
+            leaked = numbers & said
+            assert len(leaked) < len(numbers) or not numbers, (q.id, m.key, leaked)

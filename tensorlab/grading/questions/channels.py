@@ -509,7 +509,8 @@ CONV_LOOPS = Question(
     hints=(
         "Start with the single-channel case: out[i, j] = np.sum(x[i:i+kH, j:j+kW] * w).",
         "Cg = w.shape[1] input channels per group; O // groups output channels per group.",
-        "out[n, o] += correlate(x[n, g * Cg + c], w[o, c]) for c in range(Cg).",
+        "Output channel o belongs to group g = o // (O // groups), and that group's input "
+        "channels start at g * Cg.",
     ),
 )
 

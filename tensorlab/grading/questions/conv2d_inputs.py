@@ -474,8 +474,10 @@ SHAPE_B = Question(
         ),
         Misconception(
             "groups_divide_out",
-            "groups does not change the number of output channels: it is weight.shape[0] = 6.",
+            "groups does not change the number of output channels: there is one per filter, "
+            "weight.shape[0].",
             (1, 3, 8, 4),
+            detail="Here w has shape (6, 2, 3, 3): 6 output channels.",
         ),
     ),
     hints=(

@@ -444,8 +444,10 @@ INTERLEAVE = Question(
         ),
     ),
     hints=(
-        "x.view(-1, 1) has shape (n, 1); .repeat(1, r) gives (n, r) with each row constant.",
-        "Then .view(-1) (the repeat made a fresh contiguous tensor, so view works).",
+        "Picture the result as a table with one row per element of x and r columns: every row "
+        "is constant. Which shape would x need to be repeated into that table?",
+        "x.view(-1, 1) is a column; repeat it along the second axis, then read the table row "
+        "by row with view (repeat made a fresh contiguous tensor, so view works).",
     ),
 )
 
