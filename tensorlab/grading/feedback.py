@@ -46,8 +46,21 @@ def _array_of(v: Any) -> tuple[np.ndarray, str, str] | None:
     if isinstance(v, np.ndarray):
         return v, "array", ""
     if isinstance(v, ArrayAnswer):
-        return v.array, ("tensor" if v.kind == "tensor" else "array"), ""
+        kind = "tensor" if v.kind == "tensor" else "array"
+        fresh = _fresh_strides(v.array.shape)
+        extra = ""
+        if kind == "tensor" and v.stride is not None and tuple(v.stride) != fresh:
+            extra = f", stride={tuple(v.stride)}"
+        return v.array, kind, extra
     return None
+
+
+def _fresh_strides(shape: tuple) -> tuple:
+    out, step = [], 1
+    for n in reversed(shape):
+        out.append(step)
+        step *= n
+    return tuple(reversed(out))
 
 
 def _entry(x) -> str:
@@ -107,6 +120,26 @@ def _grid(block: np.ndarray, width: int, more_rows: bool, more_cols: bool) -> st
     return "[" + ",\n ".join(rows) + "]"
 
 
+MAX_PLANES = 4  # an array with more than two axes shows at most this many 2-D planes
+
+
+def _plane_text(arr: np.ndarray, lead: tuple, focus: tuple | None, width: int) -> str:
+    """One 2-D plane ``arr[lead]`` (cropped to WINDOW x WINDOW), labelled by its index."""
+    plane = arr[lead] if lead else arr
+    inner = focus[len(lead) :] if focus is not None and tuple(focus[: len(lead)]) == lead else None
+    index = _window(plane.shape, inner)
+    block = plane[index]
+    more_rows = index[0].start > 0 or index[0].stop < plane.shape[0]
+    more_cols = index[1].start > 0 or index[1].stop < plane.shape[1]
+    grid = _grid(block, width, more_rows, more_cols)
+    cropped = more_rows or more_cols
+    if not lead and not cropped:
+        return grid
+    label = _index_text(lead + index) if cropped else _index_text(lead)
+    pad = " " * (len(label) + 1)
+    return label + " " + grid.replace("\n", "\n" + pad)
+
+
 def _summary(arr: np.ndarray, kind: str, extra: str, focus: tuple | None, width: int) -> str:
     dtype = str(arr.dtype)
     if arr.size <= FULL_LIMIT and arr.ndim <= 2:
@@ -114,20 +147,27 @@ def _summary(arr: np.ndarray, kind: str, extra: str, focus: tuple | None, width:
         if "\n" in body:
             return f"{kind}, dtype={dtype}{extra}\n{body}"
         return f"{body}  ({kind}, dtype={dtype}{extra})"
-    if 0 < arr.size <= FULL_LIMIT:
-        body = np.array2string(
-            arr, separator=", ", formatter={"all": lambda x: _entry(x).rjust(width)}
-        )
-        return f"{kind} of shape {tuple(arr.shape)}, dtype={dtype}{extra}\n{body}"
     head = f"{kind} of shape {tuple(arr.shape)}, dtype={dtype}{extra}"
     if arr.size == 0:
         return head + " (empty)"
-    index = _window(arr.shape, focus)
-    block = arr[index]
-    sliced = [i for i in index if isinstance(i, slice)]
-    more_rows = len(sliced) == 2 and (sliced[0].start > 0 or sliced[0].stop < arr.shape[-2])
-    more_cols = sliced[-1].start > 0 or sliced[-1].stop < arr.shape[-1]
-    return f"{head}; {_index_text(index)} is\n{_grid(block, width, more_rows, more_cols)}"
+    if arr.ndim <= 2:
+        view = arr.reshape(1, -1) if arr.ndim == 1 else arr
+        body = _plane_text(
+            view, (), None if focus is None else (0,) * (2 - arr.ndim) + focus, width
+        )
+        return f"{head}\n{body}"
+    leads = list(np.ndindex(arr.shape[:-2]))
+    start = leads.index(tuple(focus[:-2])) if focus is not None else 0
+    start = max(0, min(start, len(leads) - MAX_PLANES))
+    shown = leads[start : start + MAX_PLANES]
+    lines = [head]
+    if start:
+        lines.append(f"... ({start} planes before)")
+    lines += [_plane_text(arr, lead, focus, width) for lead in shown]
+    after = len(leads) - start - len(shown)
+    if after:
+        lines.append(f"... ({after} more planes)")
+    return "\n".join(lines)
 
 
 def _first_difference(a: np.ndarray, b: np.ndarray) -> tuple | None:
