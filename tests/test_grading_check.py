@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tensorlab
 from tensorlab.grading import CheckFailed, check, evaluate, get
@@ -244,3 +246,35 @@ def test_exercises_run_top_to_bottom_raise_only_not_attempted(tmp_path):
                     assert "not attempted" in display.data["text/plain"], where
                 else:
                     assert r.status == "ok", (where, r.ename, r.evalue)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    shape=st.lists(st.integers(0, 9), min_size=0, max_size=4),
+    how=st.sampled_from(["array", "tensor", "transposed", "sliced", "expanded"]),
+    data=st.data(),
+)
+def test_summaries_are_bounded_and_expected_yours_line_up(shape, how, data):
+    """Any shape, contiguous or not: the rendering is short, and expected/yours of one shape
+    take the same lines, each row starting in the same column."""
+    from tensorlab.grading.encode import decode, encode
+    from tensorlab.grading.feedback import MAX_PLANES, WINDOW, format_pair, format_value
+
+    arr = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    t = tensorlab.from_numpy(arr)
+    if how == "transposed" and t.dim() >= 2:
+        t = t.transpose(0, -1)
+    elif how == "sliced" and t.dim() >= 1 and t.shape[-1] > 1:
+        t = t[..., ::2]
+    elif how == "expanded":
+        t = tensorlab.zeros(1, *shape[1:], dtype=tensorlab.float64).expand(3, *shape[1:])
+    value = arr if how == "array" else t
+    text = format_value(value)
+    assert len(text.splitlines()) <= 2 + MAX_PLANES * (WINDOW + 1) + 2
+    assert max(len(line) for line in text.splitlines()) <= 160
+    actual = decode(encode(value))
+    other = np.array(actual.array)
+    if other.size:
+        other.flat[data.draw(st.integers(0, other.size - 1))] += 1
+    e, a = format_pair(actual, decode(encode(other)))
+    assert [len(line) for line in e.splitlines()[1:]] == [len(line) for line in a.splitlines()[1:]]
