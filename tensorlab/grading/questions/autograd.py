@@ -402,8 +402,8 @@ FORGOT_ZERO_GRAD = Question(
     ),
     hints=(
         "d/dw (w - target) ** 2 = 2 * (w - target). Keep a running total g of what w.grad holds.",
-        "Each step: g = g + 2 * (w - target); w = w - lr * g. Check it against the real loop "
-        "with tensorlab.",
+        "At every step the running total grows by the gradient at the CURRENT w, and the "
+        "update subtracts lr times the total. Check your prediction against the real loop.",
     ),
 )
 

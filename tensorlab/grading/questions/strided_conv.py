@@ -325,8 +325,10 @@ CONV_COST = Question(
         ),
     ),
     hints=(
-        "Parameters: weight.numel() + bias.numel(); the weight is (c_out, c_in // groups, k, k).",
-        "Multiply-adds: (number of output values) * (weights read per output value).",
+        "Parameters: what is the shape of the weight (mind groups), and how many numbers does "
+        "the bias hold?",
+        "Multiply-adds: (number of output values in the batch) times (weights each output "
+        "value reads).",
     ),
 )
 

@@ -295,9 +295,9 @@ RECEPTIVE_FIELD = Question(
     ),
     hints=(
         "Two 3-wide stride-1 layers see 5 pixels: each adds kernel_size - 1.",
-        "Keep the product of the strides so far (the 'jump'): a layer adds "
-        "dilation * (kernel_size - 1) * jump. Check with autograd: which input pixels get a "
-        "non-zero gradient from one output pixel?",
+        "After a stride-2 layer, neighbouring pixels are 2 input pixels apart: keep the "
+        "product of the strides so far, and measure each later kernel's span in input pixels.",
+        "Check with autograd: which input pixels get a non-zero gradient from one output pixel?",
     ),
 )
 
