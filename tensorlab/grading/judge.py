@@ -142,7 +142,16 @@ def _plural(kind: str) -> str:
 
 def as_sequence(actual: Any, expected: Any) -> Any:
     """A 1-D array or tensor given where a tuple of numbers is expected, as that tuple (so
-    ``tensor([0., 9., ...])`` answers "a tuple of 6 numbers"); anything else unchanged."""
+    ``tensor([0., 9., ...])`` answers "a tuple of 6 numbers"), and a 0-dim one where a number
+    is expected, as that number (``w`` for ``w.item()``); anything else unchanged."""
+    if (
+        isinstance(expected, (int, float))
+        and not isinstance(expected, bool)
+        and isinstance(actual, ArrayAnswer)
+        and actual.array.ndim == 0
+        and actual.array.dtype.kind in "iuf"
+    ):
+        return actual.array.item()
     if (
         _seq(expected)
         and expected
@@ -406,6 +415,7 @@ def compare(
         return Failure("values", f"expected {expected.type} to be raised, got {describe(actual)}")
     if isinstance(actual, Raised):
         return Failure("type", f"raised {actual.type}: {actual.message}")
+    actual = as_sequence(actual, expected)
     for stage, fn in (
         ("type", _stage_type),
         ("dtype", _stage_dtype),
