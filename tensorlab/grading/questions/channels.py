@@ -542,7 +542,11 @@ DEPTHWISE = Question(
             variants=(((1, 16, 3, 3), 2),),
         ),
     ),
-    hints=("8 groups: each group has 1 input channel and 16 / 8 output channels.",),
+    hints=(
+        "With groups=8, how many input channels does each filter read, and how many output "
+        "channels does each group hold?",
+        "8 groups: each group has 1 input channel and 16 / 8 output channels.",
+    ),
 )
 
 QUESTIONS = [

@@ -481,6 +481,8 @@ SHAPE_B = Question(
         ),
     ),
     hints=(
+        "A pair (a, b) means a for H and b for W: apply the output-size formula to each axis "
+        "with its own padding and stride; dilation widens the kernel on both.",
         "H: floor((10 + 2*1 - 2*(3 - 1) - 1) / 1) + 1. W: the same with padding 2 and stride 3.",
     ),
 )
