@@ -373,6 +373,10 @@ def test_strided_conv_references_match_torch(torch):
         params = sum(p.numel() for p in layer.parameters())
         per_output = layer.weight[0].numel()
         assert q.reference(n, ci, co, k, g, h, w) == (params, n * co * h * w * per_output)
+    q = get("strided.channels_last_strides")
+    for (shape,) in make_cases(q, 8):
+        x = torch.zeros(shape).contiguous(memory_format=torch.channels_last)
+        assert q.reference(shape) == x.stride()
 
 
 def test_pooling_references_match_torch(torch):

@@ -332,4 +332,62 @@ CONV_COST = Question(
     ),
 )
 
-QUESTIONS = [WINDOWS, UNFOLD_SHAPE, CONV_VIA_UNFOLD, CONV_COST]
+
+# ---------------------------------------------------------------------------- channels_last
+def _channels_last_strides(shape):
+    N, C, H, W = shape
+    return (H * W * C, 1, W * C, C)
+
+
+def _nhwc_order(shape):
+    N, C, H, W = shape
+    return (H * W * C, W * C, C, 1)
+
+
+CHANNELS_LAST = Question(
+    id="strided.channels_last_strides",
+    notebook=NB,
+    name="channels_last_strides",
+    kind="function",
+    prompt=(
+        "Write channels_last_strides(shape): x has shape (N, C, H, W); return "
+        "x.contiguous(memory_format=torch.channels_last).stride() - the same shape and values, "
+        "stored pixel by pixel with the C channels of a pixel side by side."
+    ),
+    todo=(
+        "Write channels_last_strides: in memory the order is N, H, W, C; the strides are "
+        "still listed in the (N, C, H, W) order of the shape."
+    ),
+    reference=_channels_last_strides,
+    cases=lambda rng: (
+        [((1, 3, 4, 5),), ((2, 8, 7, 7),)]
+        + [(t,) for t in draw_ints(rng, [(1, 4), (1, 16), (1, 9), (1, 9)], 8)]
+    ),
+    strategy=lambda: int_tuples((1, 3), (1, 4), (1, 4), (1, 4)).map(lambda t: (t,)),
+    misconceptions=(
+        Misconception(
+            "nhwc_order",
+            "those strides are listed in memory order (N, H, W, C); stride() follows the SHAPE, "
+            "which stays (N, C, H, W): the channel stride comes second.",
+            _nhwc_order,
+        ),
+        Misconception(
+            "contiguous",
+            "those are the ordinary (channels-first) strides: channels_last stores the C values "
+            "of one pixel next to each other, so the channel stride is 1.",
+            lambda shape: _fresh(tuple(shape)),
+        ),
+        Misconception(
+            "channel_stride_hw",
+            "in channels_last the channels are the innermost axis in memory: stride 1 for C, "
+            "and C for W (one pixel further is C values further).",
+            lambda shape: (shape[1] * shape[2] * shape[3], 1, shape[3], 1),
+        ),
+    ),
+    hints=(
+        "Write the memory order as a shape, (N, H, W, C), and compute its contiguous strides.",
+        "Then give each stride to its axis in the (N, C, H, W) order of the shape.",
+    ),
+)
+
+QUESTIONS = [WINDOWS, UNFOLD_SHAPE, CONV_VIA_UNFOLD, CONV_COST, CHANNELS_LAST]
