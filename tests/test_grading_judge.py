@@ -268,3 +268,24 @@ def test_layout_stage_tells_copies_from_views():
     f = compare(rt(z.view(2, 4).t(), list(table)), rt(z.view(4, 2), list(table)), view, 1)
     assert f.stage == "layout" and "strides" in f.message
     assert roundtrip(x.t()).stride == (1, 4)
+
+
+def test_numbers_given_as_tensors_are_read_as_numbers():
+    """A 1-D tensor or array where a tuple of numbers is expected, a 0-dim one where a number
+    is expected: compared by value (a learner's ``w`` instead of ``w.item()``)."""
+    import tensorlab
+    from tensorlab.grading.judge import compare
+    from tensorlab.grading.model import Expect
+
+    def dec(v):
+        return decode(encode(v))
+
+    assert compare(dec(tensorlab.tensor([1.0, 2.0])), (1.0, 2.0), Expect()) is None
+    assert compare(dec(np.array([1, 2])), (1, 2), Expect()) is None
+    assert compare(dec(tensorlab.tensor(2.5, dtype=tensorlab.float64)), 2.5, Expect()) is None
+    assert compare(dec(tensorlab.tensor([1.0, 3.0])), (1.0, 2.0), Expect()).stage == "values"
+    f = compare(dec(tensorlab.tensor(2.0)), 2, Expect())
+    assert f.stage == "type" and "int" in f.message  # a float is still not an int
+    f = compare(dec(tensorlab.tensor([1.0, 2.0, 3.0])), (1.0, 2.0), Expect())
+    assert f.stage == "shape"
+    assert compare(dec(tensorlab.tensor([[1.0, 2.0]])), (1.0, 2.0), Expect()).stage == "type"

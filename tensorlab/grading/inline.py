@@ -14,7 +14,15 @@ from typing import Any
 
 from .encode import MISSING, roundtrip
 from .feedback import Feedback, smallest_failing_input
-from .judge import Verdict, collect_function_results, judge_function, judge_value
+from .judge import (
+    Verdict,
+    collect_function_results,
+    judge_function,
+    judge_value,
+    names_used,
+    rule_verdict,
+    rule_violation,
+)
 from .model import Question
 from .registry import get
 
@@ -47,6 +55,9 @@ def evaluate(
         return judge_value(q, MISSING) if q.kind == "value" else judge_function(q, MISSING, seed)
     if q.kind == "function":
         if callable(answer) and not isinstance(answer, type):
+            broken = rule_violation(q, names_used(answer)) if q.forbidden else None
+            if broken:
+                return rule_verdict(q, broken)
             return judge_function(q, collect_function_results(answer, q, seed), seed)
         return judge_function(q, roundtrip(answer), seed)
     return judge_value(q, roundtrip(answer))
@@ -77,7 +88,7 @@ def feedback_for(q: Question, answer: Any, verdict: Verdict, *, search: bool = T
     n = _FAILURES.get(q.id, 0)
     hints = list(q.hints[: min(n, len(q.hints))]) if failed else []
     counterexample = None
-    if search and failed and q.kind == "function" and callable(answer):
+    if search and failed and q.kind == "function" and callable(answer) and verdict.stage != "rules":
         counterexample = smallest_failing_input(q, answer)
     return Feedback(verdict, q, hints, counterexample, attempts=n)
 

@@ -17,7 +17,7 @@ import numpy as np
 from .encode import MISSING, ArrayAnswer, Missing, Opaque, Raised, decode, encode
 from .model import Expect, Misconception, Question, make_cases
 
-STAGES = ("attempted", "type", "dtype", "shape", "values", "layout")
+STAGES = ("attempted", "rules", "type", "dtype", "shape", "values", "layout")
 
 
 @dataclass(frozen=True)
@@ -120,12 +120,48 @@ def _expected_kind(e: Any, expect: Expect) -> str:
     if e is None:
         return "None"
     if isinstance(e, (tuple, list)):
-        inner = {_expected_kind(x, expect) for x in e}
-        of = f" of {inner.pop()}s" if len(inner) == 1 else ""
-        return f"a tuple{of}".replace("an ints", "ints").replace("a strings", "strings")
+        inner = {_plural(_expected_kind(x, expect)) for x in e}
+        of = f" of {len(e)} {inner.pop()}" if len(inner) == 1 else f" of {len(e)}"
+        return f"a tuple{of}"
     if isinstance(e, frozenset):
         return "a tuple, list or set of names"
     return type(e).__name__
+
+
+def _plural(kind: str) -> str:
+    """'a number' -> 'numbers', 'an int' -> 'ints', 'a tuple of 2 ints' -> 'tuples of 2 ints'."""
+    for article in ("a ", "an "):
+        if kind.startswith(article):
+            kind = kind[len(article) :]
+            break
+    head, sep, tail = kind.partition(" ")
+    if head == "bool":
+        return "bools" + (" " + tail if tail else "")
+    return head + "s" + sep + tail
+
+
+def as_sequence(actual: Any, expected: Any) -> Any:
+    """A 1-D array or tensor given where a tuple of numbers is expected, as that tuple (so
+    ``tensor([0., 9., ...])`` answers "a tuple of 6 numbers"), and a 0-dim one where a number
+    is expected, as that number (``w`` for ``w.item()``); anything else unchanged."""
+    if (
+        isinstance(expected, (int, float))
+        and not isinstance(expected, bool)
+        and isinstance(actual, ArrayAnswer)
+        and actual.array.ndim == 0
+        and actual.array.dtype.kind in "iuf"
+    ):
+        return actual.array.item()
+    if (
+        _seq(expected)
+        and expected
+        and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in expected)
+        and isinstance(actual, ArrayAnswer)
+        and actual.array.ndim == 1
+        and actual.array.dtype.kind in "iuf"
+    ):
+        return tuple(actual.array.tolist())
+    return actual
 
 
 def _at(path: tuple) -> str:
@@ -379,6 +415,7 @@ def compare(
         return Failure("values", f"expected {expected.type} to be raised, got {describe(actual)}")
     if isinstance(actual, Raised):
         return Failure("type", f"raised {actual.type}: {actual.message}")
+    actual = as_sequence(actual, expected)
     for stage, fn in (
         ("type", _stage_type),
         ("dtype", _stage_dtype),
@@ -397,10 +434,24 @@ def compare(
 
 
 # ---------------------------------------------------------------------------- questions
+def _numbers(v: Any) -> tuple | None:
+    if _seq(v) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+        return tuple(float(x) for x in v)
+    return None
+
+
 def _matches(actual: Any, wrong: Any, n_args: int, expect: Expect) -> bool:
     if isinstance(wrong, Raised):
         return isinstance(actual, Raised) and actual.type == wrong.type
-    return compare(actual, wrong, expect, n_args) is None
+    if compare(actual, wrong, expect, n_args) is None:
+        return True
+    a, w = _numbers(actual), _numbers(wrong)  # (0, 0, 3) and (0.0, 0.0, 3.0): the same mistake
+    return (
+        a is not None
+        and w is not None
+        and len(a) == len(w)
+        and all(math.isclose(x, y, rel_tol=expect.rtol, abs_tol=expect.atol) for x, y in zip(a, w))
+    )
 
 
 def which_misconception(
@@ -481,6 +532,7 @@ def judge_value(q: Question, actual: Any) -> Verdict:
         expected = None
     else:
         expected = decode(encode(q.reference()))
+        actual = as_sequence(actual, expected)
         failure = compare(actual, expected, q.expect, reveal=False)
     if failure is None:
         return Verdict(q.id, "passed", actual=actual, expected=expected)
@@ -562,6 +614,87 @@ def _misconception_everywhere(q: Question, cases: list, results: list) -> Miscon
     return None
 
 
+# ---------------------------------------------------------------------------- rules
+def _names_in_code(code, seen: set) -> set[str]:
+    """Every global, attribute and method name a code object (and its nested code) uses."""
+    if id(code) in seen:
+        return set()
+    seen.add(id(code))
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _names_in_code(const, seen)
+    return names
+
+
+def names_used(fn) -> set[str]:
+    """The names a learner's function uses, following helper functions it calls (defined in
+    the same namespace, or in its closure) so a rule cannot be dodged by a helper."""
+    import types
+
+    seen: set = set()
+    names: set[str] = set()
+    todo = [fn]
+    done: set[int] = set()
+    while todo:
+        f = todo.pop()
+        f = getattr(f, "__func__", f)
+        code = getattr(f, "__code__", None)
+        if code is None or id(f) in done:
+            continue
+        done.add(id(f))
+        found = _names_in_code(code, seen)
+        names |= found
+        scope = dict(getattr(f, "__globals__", {}) or {})
+        for cell in getattr(f, "__closure__", None) or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            if isinstance(value, types.FunctionType):
+                todo.append(value)
+        for name in found:
+            value = scope.get(name)
+            if isinstance(value, types.FunctionType) and value.__globals__ is f.__globals__:
+                todo.append(value)
+    return names
+
+
+def names_in_source(source: str) -> set[str]:
+    """Every name and attribute an answer cell's source mentions (for batch grading)."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            out.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            out.add(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            out.add(node.value)  # getattr(x, "repeat_interleave")
+    return out
+
+
+def rule_violation(q: Question, used: set[str]) -> str | None:
+    """The message for an answer that uses a name the question forbids (None when it keeps the
+    rules). ``used``: ``names_used(fn)`` inline, ``names_in_source(cell)`` in batch grading."""
+    bad = sorted(n for n in q.forbidden if n in used)
+    if not bad:
+        return None
+    listed = ", ".join(f"`{n}`" for n in bad)
+    return f"your function uses {listed}, which this exercise rules out: {q.todo}"
+
+
+def rule_verdict(q: Question, message: str) -> Verdict:
+    """A failed verdict for a broken rule, attributed to the ``forbidden`` misconception."""
+    m = next((m for m in q.misconceptions if m.key == "forbidden"), None)
+    return Verdict(q.id, "failed", "rules", message, m)
+
+
 def collect_function_results(fn, q: Question, seed: int) -> list:
     """Call ``fn`` here on the question's cases and decode each result (the inline path)."""
     return [call_encoded(fn, args)[0] for args in make_cases(q, seed)]
@@ -578,5 +711,9 @@ __all__ = [
     "copy_args",
     "judge_function",
     "judge_value",
+    "names_in_source",
+    "names_used",
+    "rule_verdict",
+    "rule_violation",
     "which_misconception",
 ]

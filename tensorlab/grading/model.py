@@ -39,6 +39,7 @@ class Misconception:
     grader rejects it with this message. ``detect(actual, expected)`` optionally recognises a
     whole family of answers (decoded values) with the same cause; ``variants`` lists more wrong
     answers with the same cause (each is proven to be rejected with this message, too).
+    ``detail``: the part that gives a number away, shown only from the second failed attempt.
     """
 
     key: str
@@ -46,6 +47,7 @@ class Misconception:
     answer: Any = None
     variants: tuple = ()
     detect: Callable[[Any, Any], bool] | None = None
+    detail: str = ""
 
     def wrong_answers(self) -> tuple:
         """``answer`` followed by ``variants`` (the catalogued wrong answers)."""
@@ -62,6 +64,8 @@ class Question:
     ``reference(*args)``. ``strategy()`` returns a hypothesis strategy of argument tuples, used to
     show the learner the smallest input on which their function fails. ``judge(actual)`` replaces
     the comparison with the reference for open questions (it returns None or a failure message).
+    ``forbidden``: names a function answer must not use (e.g. ``repeat_interleave`` when the
+    exercise says "using only view and repeat"); see ``judge.rule_violation``.
     """
 
     id: str
@@ -78,6 +82,7 @@ class Question:
     hints: tuple[str, ...] = ()
     judge: Callable[[Any], str | None] | None = None
     points: float = 1.0
+    forbidden: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.kind not in ("value", "function"):

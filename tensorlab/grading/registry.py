@@ -13,6 +13,10 @@ _MODULES = (
     "channels",
     "strides",
     "views",
+    "autograd",
+    "strided_conv",
+    "transposed_pooling",
+    "tiny_cnn",
 )
 
 

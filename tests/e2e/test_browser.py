@@ -156,13 +156,15 @@ def exercise_check_names_the_misconception_then_passes(jlab):
     _wait_executed(page, imports, "")
 
     answer, check = jlab.cell(answer_i), jlab.cell(check_i)
-    wrong = _answer(jlab, answer, check, "valid_shape = (23, 25)")
+    wrong = _answer(jlab, answer, check, "valid_shape = lambda i, k: (i[0] - k[0], i[1] - k[1])")
     jlab.shot(check, "exercise-01-valid_shape-wrong")
     assert "✗ conv.valid_shape" in wrong, wrong
     assert "Likely misconception" in wrong, wrong
     assert "H - M + 1 valid positions" in wrong, wrong  # the off-by-one misconception, named
 
-    right = _answer(jlab, answer, check, "valid_shape = (24, 26)")
+    right = _answer(
+        jlab, answer, check, "valid_shape = lambda i, k: (i[0] - k[0] + 1, i[1] - k[1] + 1)"
+    )
     jlab.shot(check, "exercise-01-valid_shape-right")
     assert "✓ conv.valid_shape" in right and "correct" in right, right
     assert "misconception" not in right.lower(), right

@@ -114,3 +114,23 @@ def image_and_kernel_strategy(max_side: int = 6):
         return (x, k)
 
     return pair()
+
+
+def int_tuples(*bounds: tuple[int, int], where=None):
+    """hypothesis: tuples of ints, one per (low, high) bound, optionally filtered."""
+    from hypothesis import strategies as st
+
+    s = st.tuples(*(st.integers(lo, hi) for lo, hi in bounds))
+    return s.filter(lambda t: where(*t)) if where is not None else s
+
+
+def draw_ints(rng: np.random.Generator, bounds, n: int, where=None) -> list[tuple]:
+    """``n`` random int tuples within inclusive ``bounds`` (and ``where``), for hidden cases."""
+    out: list[tuple] = []
+    lows = [lo for lo, _ in bounds]
+    highs = [hi + 1 for _, hi in bounds]
+    while len(out) < n:
+        t = tuple(int(v) for v in rng.integers(lows, highs))
+        if where is None or where(*t):
+            out.append(t)
+    return out

@@ -6,7 +6,15 @@ import numpy as np
 
 from ..encode import ArrayAnswer
 from ..model import Misconception, Question
-from ._refs import conv2d_loops, convolve_valid, correlate_valid, lecture_input, small_ints
+from ._refs import (
+    conv2d_loops,
+    convolve_valid,
+    correlate_valid,
+    draw_ints,
+    int_tuples,
+    lecture_input,
+    small_ints,
+)
 
 NB = "03_channels_groups"
 
@@ -33,10 +41,11 @@ XCORR_ROW = Question(
         ),
         Misconception(
             "one_row_only",
-            "each output sums all 3 kernel rows (3 pixels of the column of ones): 3 * 3 = 9, "
-            "not 3.",
+            "each output sums all 3 kernel rows: the column of ones meets every row of the "
+            "kernel, not only one.",
             (0, 0, 3, 2, 1, 0),
             variants=((0, 0, 1, 2, 3, 0),),
+            detail="Where the ones meet the kernel's 3s, that is 3 + 3 + 3 = 9, not 3.",
         ),
     ),
     hints=(
@@ -277,32 +286,54 @@ OPERATOR_COUNT = Question(
 
 _CONFIGS = ((2, 3, 2), (4, 4, 2), (16, 64, 4), (6, 4, 3), (3, 6, 2), (3, 6, 3))
 
+
+def _legal(in_channels, out_channels, groups):
+    return in_channels % groups == 0 and out_channels % groups == 0
+
+
+def _legal_cases(rng: np.random.Generator) -> list[tuple]:
+    return list(_CONFIGS) + draw_ints(rng, [(1, 12), (1, 12), (1, 6)], 10)
+
+
 GROUPS_LEGAL = Question(
     id="channels.groups_legal",
     notebook=NB,
-    name="legal",
-    kind="value",
+    name="groups_legal",
+    kind="function",
     prompt=(
-        "For each (in_channels, out_channels, groups) in "
-        f"{', '.join(map(str, _CONFIGS))}: can nn.Conv2d be built? A tuple of 6 bools."
+        "Write groups_legal(in_channels, out_channels, groups): can "
+        "nn.Conv2d(in_channels, out_channels, 3, groups=groups) be built (True) or does it "
+        "raise ValueError (False)? The grader tries configurations of its own."
     ),
-    todo="Set legal to a tuple of 6 bools, one per configuration, in order.",
-    reference=lambda: tuple(i % g == 0 and o % g == 0 for i, o, g in _CONFIGS),
+    todo="Write groups_legal: what must be true of in_channels, out_channels and groups?",
+    reference=_legal,
+    cases=_legal_cases,
+    strategy=lambda: int_tuples((1, 8), (1, 8), (1, 4)),
     misconceptions=(
         Misconception(
             "only_in_channels",
             "out_channels must ALSO be divisible by groups: every group gets the same number of "
             "output channels.",
-            tuple(i % g == 0 for i, o, g in _CONFIGS),
+            lambda i, o, g: i % g == 0,
         ),
         Misconception(
             "only_out_channels",
             "in_channels must ALSO be divisible by groups: every group reads the same number of "
             "input channels.",
-            tuple(o % g == 0 for i, o, g in _CONFIGS),
+            lambda i, o, g: o % g == 0,
+        ),
+        Misconception(
+            "groups_at_most_in",
+            "groups <= in_channels is not the rule: the channels must split EVENLY into the "
+            "groups, both on the input and on the output side.",
+            lambda i, o, g: g <= i and g <= o,
         ),
     ),
-    hints=("Try each one: nn.Conv2d(i, o, 3, groups=g) raises ValueError when it is illegal.",),
+    hints=(
+        "Try a few: nn.Conv2d(i, o, 3, groups=g) raises ValueError when it is illegal; read "
+        "the message.",
+        "Each group reads in_channels / groups inputs and writes out_channels / groups outputs.",
+    ),
 )
 
 
@@ -478,7 +509,8 @@ CONV_LOOPS = Question(
     hints=(
         "Start with the single-channel case: out[i, j] = np.sum(x[i:i+kH, j:j+kW] * w).",
         "Cg = w.shape[1] input channels per group; O // groups output channels per group.",
-        "out[n, o] += correlate(x[n, g * Cg + c], w[o, c]) for c in range(Cg).",
+        "Output channel o belongs to group g = o // (O // groups), and that group's input "
+        "channels start at g * Cg.",
     ),
 )
 
@@ -497,9 +529,10 @@ DEPTHWISE = Question(
     misconceptions=(
         Misconception(
             "ignored_groups",
-            "with groups=8 each filter reads in_channels // groups = 1 input channel, and each "
-            "input channel feeds only the 16 // 8 = 2 outputs of its group.",
+            "with groups each filter reads only in_channels // groups input channels, and each "
+            "input channel feeds only the output channels of its own group.",
             ((16, 8, 3, 3), 16),
+            detail="Here: 8 // 8 = 1 input channel per filter, 16 // 8 = 2 outputs per group.",
         ),
         Misconception(
             "swapped_in_out",
@@ -509,7 +542,11 @@ DEPTHWISE = Question(
             variants=(((1, 16, 3, 3), 2),),
         ),
     ),
-    hints=("8 groups: each group has 1 input channel and 16 / 8 output channels.",),
+    hints=(
+        "With groups=8, how many input channels does each filter read, and how many output "
+        "channels does each group hold?",
+        "8 groups: each group has 1 input channel and 16 / 8 output channels.",
+    ),
 )
 
 QUESTIONS = [

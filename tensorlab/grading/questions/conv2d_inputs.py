@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..model import Expect, Misconception, Question
-from ._refs import lecture_input
+from ._refs import draw_ints, int_tuples, lecture_input
 
 NB = "02_conv2d_inputs"
 
@@ -129,9 +129,10 @@ LECTURE_UNSQUEEZE = Question(
     misconceptions=(
         Misconception(
             "two_axes",
-            "both lines start again from tsr_arr: the second overwrites tensor_arr with the same "
-            "(1, 8, 8) result. Only chained calls add two axes.",
+            "both lines start again from tsr_arr: the second overwrites tensor_arr with the "
+            "same result as the first. Only chained calls add two axes.",
             (1, 1, 8, 8),
+            detail="One unsqueeze of an (8, 8) tensor at axis 0 gives (1, 8, 8).",
         ),
     ),
     hints=("Run the two lines exactly as written and print tensor_arr.shape.",),
@@ -359,40 +360,93 @@ OUTPUT_SIZE = Question(
     ),
 )
 
+
+def _conv2d_shape(x_shape, w_shape, stride, padding):
+    N, _, H, W = x_shape
+    O, _, kH, kW = w_shape
+    return (N, O, (H + 2 * padding - kH) // stride + 1, (W + 2 * padding - kW) // stride + 1)
+
+
+def _fits_conv(N, C, H, W, O, kH, kW, s, p):
+    return H + 2 * p >= kH and W + 2 * p >= kW
+
+
+def _conv_shape_args(N, C, H, W, O, kH, kW, s, p):
+    return ((N, C, H, W), (O, C, kH, kW), s, p)
+
+
+def _conv_shape_cases(rng: np.random.Generator) -> list[tuple]:
+    cases = [((2, 3, 32, 32), (8, 3, 5, 5), 2, 1), ((1, 1, 8, 8), (1, 1, 3, 3), 1, 0)]
+    bounds = [(1, 4), (1, 4), (1, 40), (1, 40), (1, 9), (1, 7), (1, 7), (1, 4), (0, 3)]
+    cases += [_conv_shape_args(*t) for t in draw_ints(rng, bounds, 10, _fits_conv)]
+    return cases
+
+
+def _conv_shape_strategy():
+    bounds = [(1, 2), (1, 2), (1, 12), (1, 12), (1, 4), (1, 4), (1, 4), (1, 3), (0, 2)]
+    return int_tuples(*bounds, where=_fits_conv).map(lambda t: _conv_shape_args(*t))
+
+
+def _spatial(fn):
+    def wrong(x_shape, w_shape, stride, padding):
+        N, O = x_shape[0], w_shape[0]
+        H = fn(x_shape[2], w_shape[2], stride, padding)
+        W = fn(x_shape[3], w_shape[3], stride, padding)
+        return (N, O, H, W)
+
+    return wrong
+
+
 SHAPE_A = Question(
     id="inputs.shape_a",
     notebook=NB,
-    name="shape_a",
-    kind="value",
+    name="conv2d_shape",
+    kind="function",
     prompt=(
-        "x has shape (2, 3, 32, 32) and w has shape (8, 3, 5, 5). What is the shape of "
-        "conv2d(x, w, stride=2, padding=1)?"
+        "Write conv2d_shape(x_shape, w_shape, stride, padding): the shape of "
+        "F.conv2d(x, w, stride=stride, padding=padding) for x of shape x_shape (N, C, H, W) and "
+        "w of shape w_shape (O, C, kH, kW), as a tuple of four ints. Predict it: the grader "
+        "calls it on shapes of its own."
     ),
-    todo="Set shape_a to the output shape as a tuple of four ints.",
-    reference=lambda: (2, 8, 15, 15),
+    todo="Write conv2d_shape: N stays; where do the channels and the two sizes come from?",
+    reference=_conv2d_shape,
+    cases=_conv_shape_cases,
+    strategy=_conv_shape_strategy,
     misconceptions=(
         Misconception(
             "ceil",
-            "(32 + 2 - 5) / 2 = 14.5: PyTorch rounds down before adding 1, so 15.",
-            (2, 8, 16, 16),
+            "the last window must fit entirely: PyTorch rounds (H + 2p - k) / s DOWN before "
+            "adding 1.",
+            _spatial(lambda n, k, s, p: math.ceil((n + 2 * p - k) / s) + 1),
+            detail="For the lecture-style (2, 3, 32, 32) input, 5x5 kernel, stride 2, padding 1: "
+            "(32 + 2 - 5) / 2 = 14.5, floor 14, plus 1 = 15.",
         ),
         Misconception(
             "channels_from_input",
-            "the output has one channel per filter: weight.shape[0] = 8 output channels.",
-            (2, 3, 15, 15),
+            "the output has one channel per filter: weight.shape[0] output channels, not the "
+            "input's C.",
+            lambda x, w, s, p: (x[0], x[1]) + _conv2d_shape(x, w, s, p)[2:],
         ),
         Misconception(
             "no_plus_one",
-            "count the first window too: floor(29 / 2) + 1 = 15.",
-            (2, 8, 14, 14),
+            "count the first window too: floor((H + 2p - k) / s) + 1 windows.",
+            _spatial(lambda n, k, s, p: (n + 2 * p - k) // s),
         ),
         Misconception(
             "stride_ignored",
-            "stride=2 moves the window two pixels at a time: about half as many positions.",
-            (2, 8, 30, 30),
+            "stride moves the window several pixels at a time: divide the span by it.",
+            _spatial(lambda n, k, s, p: n + 2 * p - k + 1),
+        ),
+        Misconception(
+            "one_side_padding",
+            "padding is added on both sides: the padded size is H + 2 * padding.",
+            _spatial(lambda n, k, s, p: (n + p - k) // s + 1),
         ),
     ),
-    hints=("Apply floor((H + 2p - k) / s) + 1 to H and W; N stays, C becomes weight.shape[0].",),
+    hints=(
+        "N stays; the channel axis becomes the number of filters, w_shape[0].",
+        "Each spatial size: floor((H + 2p - k) / s) + 1 (the formula of lesson 07).",
+    ),
 )
 
 SHAPE_B = Question(
@@ -420,11 +474,15 @@ SHAPE_B = Question(
         ),
         Misconception(
             "groups_divide_out",
-            "groups does not change the number of output channels: it is weight.shape[0] = 6.",
+            "groups does not change the number of output channels: there is one per filter, "
+            "weight.shape[0].",
             (1, 3, 8, 4),
+            detail="Here w has shape (6, 2, 3, 3): 6 output channels.",
         ),
     ),
     hints=(
+        "A pair (a, b) means a for H and b for W: apply the output-size formula to each axis "
+        "with its own padding and stride; dilation widens the kernel on both.",
         "H: floor((10 + 2*1 - 2*(3 - 1) - 1) / 1) + 1. W: the same with padding 2 and stride 3.",
     ),
 )

@@ -11,7 +11,9 @@ from ._refs import (
     convolve_valid,
     correlate_full,
     correlate_valid,
+    draw_ints,
     image_and_kernel_strategy,
+    int_tuples,
     lecture_input,
     lecture_kernel,
     small_ints,
@@ -106,84 +108,125 @@ CONVO2D = Question(
         ),
     ),
     hints=(
-        "Start with out = np.zeros((H - M + 1, W - N + 1)) and two loops over i and j.",
-        "Flip first: flipped = np.flip(kernel) flips BOTH axes. Then "
-        "out[i, j] = np.sum(input[i:i+M, j:j+N] * flipped).",
-        "Compare with scipy.signal.convolve2d(input, kernel, mode='valid') on a small example.",
+        "Convolution flips the kernel upside down AND left to right before sliding it: "
+        "np.flip(kernel) with no axis does both.",
+        "The output has one value per valid position of the kernel: make an array of "
+        "(H - M + 1, W - N + 1) zeros and fill it with two loops.",
+        "Each value is the sum of the products of one M x N window of the input with the "
+        "flipped kernel; the window for out[i, j] starts at input[i, j].",
     ),
 )
 
 
 # ---------------------------------------------------------------------------- output size
+def _valid_shape(image_shape, kernel_shape):
+    (H, W), (M, N) = image_shape, kernel_shape
+    return (H - M + 1, W - N + 1)
+
+
+def _shape_pair_cases(rng: np.random.Generator) -> list[tuple]:
+    cases = [((8, 8), (3, 3)), ((28, 28), (5, 3))]
+    for H, W, M, N in draw_ints(rng, [(1, 40), (1, 40), (1, 9), (1, 9)], 8, _fits):
+        cases.append(((H, W), (M, N)))
+    return cases
+
+
+def _fits(H, W, M, N):
+    return M <= H and N <= W
+
+
+def _shape_pair_strategy():
+    return int_tuples((1, 12), (1, 12), (1, 6), (1, 6), where=_fits).map(
+        lambda t: ((t[0], t[1]), (t[2], t[3]))
+    )
+
+
 VALID_SHAPE = Question(
     id="conv.valid_shape",
     notebook=NB,
     name="valid_shape",
-    kind="value",
-    prompt="convo2d of a (28, 28) image with a (5, 3) kernel: what is the output shape?",
-    todo="Set valid_shape to the output shape as a tuple (rows, columns).",
-    reference=lambda: (24, 26),
+    kind="function",
+    prompt=(
+        "Write valid_shape(image_shape, kernel_shape): the shape of convo2d's output for an "
+        "image of shape (H, W) and a kernel of shape (M, N), as a tuple (rows, columns). The "
+        "grader calls it on shapes of its own."
+    ),
+    todo="Write valid_shape: how many valid positions does the kernel have along each axis?",
+    reference=_valid_shape,
+    cases=_shape_pair_cases,
+    strategy=_shape_pair_strategy,
     misconceptions=(
         Misconception(
             "off_by_one",
-            "there are H - M + 1 valid positions, not H - M: a 5-row kernel fits 24 times in "
-            "28 rows.",
-            (23, 25),
+            "there are H - M + 1 valid positions, not H - M: count the first position too.",
+            lambda i, k: (i[0] - k[0], i[1] - k[1]),
+            detail="A 5-row kernel fits 24 times in 28 rows (top row at 0, 1, ..., 23).",
         ),
         Misconception(
             "same_size",
-            "valid convolution shrinks the image; (28, 28) would need padding.",
-            (28, 28),
+            "valid convolution shrinks the image; keeping (H, W) would need padding.",
+            lambda i, k: tuple(i),
         ),
         Misconception(
             "full_size",
             "that is the 'full' size (H + M - 1); convo2d keeps only valid positions.",
-            (32, 30),
+            lambda i, k: (i[0] + k[0] - 1, i[1] + k[1] - 1),
         ),
         Misconception(
             "kernel_axes_swapped",
-            "the kernel is 5 rows by 3 columns: rows lose 5 - 1, columns lose 3 - 1.",
-            (26, 24),
+            "the kernel has M rows and N columns: rows lose M - 1, columns lose N - 1.",
+            lambda i, k: (i[0] - k[1] + 1, i[1] - k[0] + 1),
         ),
     ),
     hints=(
-        "Count where the top-left corner of the kernel can go: rows 0 .. H - M.",
-        "Rows: 28 - 5 + 1. Columns: 28 - 3 + 1.",
+        "Count where the top-left corner of the kernel can go along the rows: 0, 1, ... up to "
+        "the last row where the whole kernel still fits.",
+        "Check your function on the lecture's 8x8 image and 3x3 kernel: it must give (6, 6).",
     ),
 )
+
+
+def _scipy_shapes(image_shape, kernel_shape):
+    (H, W), (M, N) = image_shape, kernel_shape
+    return ((H + M - 1, W + N - 1), (H, W), (H - M + 1, W - N + 1))
+
 
 SCIPY_SHAPES = Question(
     id="conv.scipy_shapes",
     notebook=NB,
     name="scipy_shapes",
-    kind="value",
+    kind="function",
     prompt=(
-        "scipy.signal.convolve2d of a (7, 5) array with a (3, 4) kernel: give the output shapes "
-        "for mode='full', mode='same' and mode='valid', as a tuple of three shapes."
+        "Write scipy_shapes(image_shape, kernel_shape): the output shapes of "
+        "scipy.signal.convolve2d for mode='full', mode='same' and mode='valid', as a tuple of "
+        "three (rows, cols) tuples. The kernel is never larger than the image."
     ),
-    todo="Set scipy_shapes = (full_shape, same_shape, valid_shape), each a tuple (rows, cols).",
-    reference=lambda: ((9, 8), (7, 5), (5, 2)),
+    todo="Write scipy_shapes: return (full_shape, same_shape, valid_shape) for the two shapes.",
+    reference=_scipy_shapes,
+    cases=_shape_pair_cases,
+    strategy=_shape_pair_strategy,
     misconceptions=(
         Misconception(
             "full_plus",
             "'full' keeps every position where kernel and image overlap by at least one pixel: "
             "H + M - 1, not H + M.",
-            ((10, 9), (7, 5), (5, 2)),
+            lambda i, k: ((i[0] + k[0], i[1] + k[1]),) + _scipy_shapes(i, k)[1:],
         ),
         Misconception(
             "valid_off_by_one",
             "'valid' has H - M + 1 positions per axis: don't forget the + 1.",
-            ((9, 8), (7, 5), (4, 1)),
+            lambda i, k: _scipy_shapes(i, k)[:2] + ((i[0] - k[0], i[1] - k[1]),),
         ),
         Misconception(
             "same_is_kernel",
             "'same' returns an array the size of the FIRST input (the image), not of the kernel.",
-            ((9, 8), (3, 4), (5, 2)),
+            lambda i, k: (_scipy_shapes(i, k)[0], tuple(k), _scipy_shapes(i, k)[2]),
         ),
     ),
     hints=(
-        "full: H + M - 1; same: H; valid: H - M + 1 (and the same for the columns).",
-        "Check your numbers by running scipy.signal.convolve2d on np.zeros((7, 5)).",
+        "'same' is the easy one: which of the two inputs does it take its size from?",
+        "full: every overlap of at least one pixel; valid: only complete overlaps. Check with "
+        "scipy.signal.convolve2d(np.zeros((7, 5)), np.zeros((3, 4)), mode=...).shape.",
     ),
 )
 
@@ -329,31 +372,49 @@ FULL_WITH_CONV2D = Question(
 )
 
 
+def _same_padding(kernel_size, dilation):
+    return dilation * (kernel_size - 1) // 2
+
+
+def _padding_cases(rng: np.random.Generator) -> list[tuple]:
+    cases = [(3, 1), (5, 2)]
+    cases += draw_ints(rng, [(1, 11), (1, 5)], 8, lambda k, d: k % 2 == 1)
+    return cases
+
+
 SAME_PADDING = Question(
     id="conv.same_padding",
     notebook=NB,
     name="same_padding",
-    kind="value",
+    kind="function",
     prompt=(
-        "A 5x5 kernel with dilation=2 and stride 1: which padding (per side) keeps a 32x32 image "
-        "32x32?"
+        "Write same_padding(kernel_size, dilation): the padding (per side) that keeps an image's "
+        "size with a square kernel of odd size kernel_size, this dilation and stride 1, as an "
+        "int."
     ),
-    todo="Set same_padding to an int: the padding on each side.",
-    reference=lambda: 4,
+    todo="Write same_padding: how many pixels on each side keep H_out == H?",
+    reference=_same_padding,
+    cases=_padding_cases,
+    strategy=lambda: int_tuples((1, 9), (1, 4), where=lambda k, d: k % 2 == 1),
     misconceptions=(
         Misconception(
             "ignored_dilation",
-            "dilation spreads the kernel: a 5x5 kernel with dilation 2 spans 2 * (5 - 1) + 1 = 9 "
-            "pixels, so it needs 4 pixels on each side.",
-            2,
+            "dilation spreads the kernel: it spans dilation * (kernel_size - 1) + 1 pixels, and "
+            "the padding must cover that span, not kernel_size.",
+            lambda k, d: k // 2,
+            detail="A 5x5 kernel with dilation 2 spans 9 pixels: it needs 4 on each side.",
         ),
         Misconception(
             "both_sides",
-            "padding is added on EACH side: the 8 extra pixels are split 4 + 4.",
-            8,
+            "padding is added on EACH side: split the extra pixels between top and bottom.",
+            lambda k, d: d * (k - 1),
+            detail="A 5x5 kernel with dilation 2 needs 8 extra pixels: 4 + 4.",
         ),
     ),
-    hints=("Output size: floor((H + 2p - d(k - 1) - 1) / s) + 1. Solve it for H_out = H.",),
+    hints=(
+        "Start from the output size: floor((H + 2p - d(k - 1) - 1) / s) + 1 with s = 1.",
+        "Set it equal to H and solve for p.",
+    ),
 )
 
 QUESTIONS = [CONVO2D, VALID_SHAPE, SCIPY_SHAPES, PADDING_MODES, FULL_WITH_CONV2D, SAME_PADDING]

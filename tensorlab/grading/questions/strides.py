@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import Misconception, Question
+from ._refs import draw_ints, int_tuples
 
 NB = "04_strides"
 
@@ -146,6 +147,16 @@ STORAGE_INDEX = Question(
 
 
 # ---------------------------------------------------------------------------- predicting layouts
+# Each question below is about y = tensorlab.arange(n).view(shape) followed by one view op; the
+# grader draws the shapes and axes, so the answer must be the rule, not one printed example.
+def _shape_dims_cases(rng: np.random.Generator, ndim_low: int = 2) -> list[tuple]:
+    out = []
+    for _ in range(8):
+        ndim = int(rng.integers(ndim_low, 5))
+        out.append(tuple(int(v) for v in rng.integers(1, 6, size=ndim)))
+    return out
+
+
 TRANSPOSE = Question(
     id="strides.transpose",
     notebook=NB,
@@ -173,95 +184,212 @@ TRANSPOSE = Question(
     hints=("x.stride() is (12, 4, 1). Which two entries does transpose(0, 2) swap?",),
 )
 
+
+def _permuted_layout(shape, dims):
+    stride = _contiguous_strides(tuple(shape))
+    return (tuple(shape[d] for d in dims), tuple(stride[d] for d in dims), 0)
+
+
+def _inverse(dims):
+    inv = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inv[d] = i
+    return tuple(inv)
+
+
+def _permute_cases(rng: np.random.Generator) -> list[tuple]:
+    cases = [((2, 3, 4), (2, 0, 1)), ((2, 3, 4, 5), (0, 2, 3, 1))]
+    for shape in _shape_dims_cases(rng, 3):
+        cases.append((shape, tuple(int(v) for v in rng.permutation(len(shape)))))
+    return cases
+
+
+def _permute_strategy():
+    from hypothesis import strategies as st
+
+    return st.lists(st.integers(1, 4), min_size=1, max_size=4).flatmap(
+        lambda s: st.tuples(st.just(tuple(s)), st.permutations(range(len(s))).map(tuple))
+    )
+
+
 PERMUTE = Question(
     id="strides.permute",
     notebook=NB,
     name="permuted_layout",
-    kind="value",
+    kind="function",
     prompt=(
-        "x = tensorlab.arange(24).view(2, 3, 4); y = x.permute(2, 0, 1). Give (y.shape, "
-        "y.stride(), y.storage_offset())."
+        "Write permuted_layout(shape, dims): for x = tensorlab.arange(n).view(shape) and "
+        "y = x.permute(*dims), return (y.shape, y.stride(), y.storage_offset())."
     ),
-    todo="Set permuted_layout = (shape, stride, storage_offset) of y.",
-    reference=lambda: ((4, 2, 3), (1, 12, 4), 0),
+    todo="Write permuted_layout: which old axis becomes each new axis?",
+    reference=_permuted_layout,
+    cases=_permute_cases,
+    strategy=_permute_strategy,
     misconceptions=(
         Misconception(
             "inverse_permutation",
-            "permute(2, 0, 1) means: new axis 0 is old axis 2, new axis 1 is old axis 0, new "
-            "axis 2 is old axis 1. You applied the inverse.",
-            ((3, 4, 2), (4, 1, 12), 0),
+            "permute(*dims) means: new axis i is old axis dims[i]. You applied the inverse "
+            "(old axis i goes to position dims[i]).",
+            lambda shape, dims: _permuted_layout(shape, _inverse(dims)),
         ),
         Misconception(
             "fresh_strides",
             "those are a fresh tensor's strides; permute only reorders the existing strides.",
-            ((4, 2, 3), (6, 3, 1), 0),
+            lambda shape, dims: (
+                _permuted_layout(shape, dims)[0],
+                _contiguous_strides(_permuted_layout(shape, dims)[0]),
+                0,
+            ),
         ),
     ),
-    hints=("New shape[i] = old shape[dims[i]] and new stride[i] = old stride[dims[i]].",),
+    hints=(
+        "Try x.permute(2, 0, 1) on a (2, 3, 4) tensor and compare y.shape with x.shape.",
+        "New shape[i] = old shape[dims[i]]; the strides follow the same rule.",
+    ),
 )
+
+
+def _sliced_layout(shape, index, start, step):
+    stride = _contiguous_strides(tuple(shape))
+    n = len(range(start, shape[2], step))
+    return ((shape[1], n), (stride[1], stride[2] * step), index * stride[0] + start * stride[2])
+
+
+def _slice_cases(rng: np.random.Generator) -> list[tuple]:
+    cases = [((2, 3, 4), 1, 1, 2), ((3, 2, 5), 2, 0, 3)]
+    for a, b, c in draw_ints(rng, [(1, 5), (1, 5), (2, 7)], 8):
+        cases.append(
+            ((a, b, c), int(rng.integers(0, a)), int(rng.integers(0, c)), int(rng.integers(1, 4)))
+        )
+    return cases
+
+
+def _slice_strategy():
+    from hypothesis import strategies as st
+
+    return int_tuples((1, 3), (1, 3), (1, 5)).flatmap(
+        lambda s: st.tuples(
+            st.just(s), st.integers(0, s[0] - 1), st.integers(0, s[2] - 1), st.integers(1, 3)
+        )
+    )
+
+
+def _step_ignored(shape, index, start, step):
+    shp, stride, offset = _sliced_layout(shape, index, start, step)
+    return (shp, (stride[0], stride[1] // step), offset)
+
+
+def _start_ignored(shape, index, start, step):
+    shp, stride, offset = _sliced_layout(shape, index, start, step)
+    return (shp, stride, index * _contiguous_strides(tuple(shape))[0])
+
+
+def _index_ignored(shape, index, start, step):
+    shp, stride, offset = _sliced_layout(shape, index, start, step)
+    return (shp, stride, start * _contiguous_strides(tuple(shape))[2])
+
+
+def _slice_copied(shape, index, start, step):
+    shp = _sliced_layout(shape, index, start, step)[0]
+    return (shp, _contiguous_strides(shp), 0)
+
 
 SLICE = Question(
     id="strides.slice",
     notebook=NB,
     name="sliced_layout",
-    kind="value",
+    kind="function",
     prompt=(
-        "x = tensorlab.arange(24).view(2, 3, 4); y = x[1, :, 1::2]. Give (y.shape, y.stride(), "
-        "y.storage_offset())."
+        "Write sliced_layout(shape, index, start, step): for a 3-D x = "
+        "tensorlab.arange(n).view(shape) and y = x[index, :, start::step], return (y.shape, "
+        "y.stride(), y.storage_offset())."
     ),
-    todo="Set sliced_layout = (shape, stride, storage_offset) of y.",
-    reference=lambda: ((3, 2), (4, 2), 13),
+    todo="Write sliced_layout: what do the integer index, the slice start and the step change?",
+    reference=_sliced_layout,
+    cases=_slice_cases,
+    strategy=_slice_strategy,
     misconceptions=(
         Misconception(
             "step_ignored",
-            "a step of 2 along the last axis doubles its stride: 1 * 2 = 2.",
-            ((3, 2), (4, 1), 13),
+            "a step along an axis multiplies its stride: every step-th element is step elements "
+            "apart in memory.",
+            _step_ignored,
         ),
         Misconception(
             "start_ignored",
-            "the view starts at x[1, 0, 1]: offset 1 * 12 + 0 * 4 + 1 * 1 = 13. Both the "
-            "integer index and the slice start move the offset.",
-            ((3, 2), (4, 2), 12),
-            variants=(((3, 2), (4, 2), 1),),
+            "the slice start moves the view's first element: add start * stride to the offset.",
+            _start_ignored,
+        ),
+        Misconception(
+            "index_ignored",
+            "the integer index moves the view's first element too: add index * stride[0] to "
+            "the offset.",
+            _index_ignored,
         ),
         Misconception(
             "copied",
             "basic slicing never copies: y is a view with x's strides (times the steps) and an "
-            "offset, not a fresh (3, 2) tensor.",
-            ((3, 2), (2, 1), 0),
+            "offset, not a fresh tensor.",
+            _slice_copied,
         ),
     ),
     hints=(
-        "Integer index: drop the axis and add index * stride to the offset.",
-        "Slice start:step: add start * stride to the offset; the stride becomes stride * step.",
+        "Integer index: the axis disappears and index * stride is added to the offset.",
+        "Slice start:step: start * stride is added to the offset and the stride becomes "
+        "stride * step; len(range(start, size, step)) elements remain.",
     ),
 )
+
+
+def _expanded(n, rows):
+    if rows == 1:
+        return ((n, 1), True)
+    return ((0, 1), False)
+
+
+def _expand_cases(rng: np.random.Generator) -> list[tuple]:
+    cases = [(4, 3), (4, 1), (1, 5)]
+    cases += draw_ints(rng, [(1, 6), (1, 6)], 7)
+    return cases
+
 
 EXPAND = Question(
     id="strides.expand",
     notebook=NB,
     name="expanded",
-    kind="value",
+    kind="function",
     prompt=(
-        "a = tensorlab.arange(4).view(1, 4); b = a.expand(3, 4). Give (b.stride(), "
-        "b.is_contiguous())."
+        "Write expanded(n, rows): for a = tensorlab.arange(n).view(1, n) and "
+        "b = a.expand(rows, n), return (b.stride(), b.is_contiguous())."
     ),
-    todo="Set expanded = (stride, is_contiguous) of b.",
-    reference=lambda: ((0, 1), False),
+    todo="Write expanded: which stride does expand give the new rows, and is b contiguous?",
+    reference=_expanded,
+    cases=_expand_cases,
+    strategy=lambda: int_tuples((1, 4), (1, 4)),
     misconceptions=(
         Misconception(
             "expand_copies",
-            "expand copies nothing: the new axis has stride 0, so all 3 rows read the same 4 "
-            "elements (and b is not contiguous).",
-            ((4, 1), True),
+            "expand copies nothing: the expanded axis gets stride 0, so all rows read the same "
+            "n elements.",
+            lambda n, rows: ((n, 1), True),
         ),
         Misconception(
             "stride_zero_contiguous",
-            "stride 0 is not row-major order: a contiguous (3, 4) tensor has strides (4, 1).",
-            ((0, 1), True),
+            "stride 0 is not row-major order: a contiguous (rows, n) tensor has strides (n, 1). "
+            "(is_contiguous ignores only axes of size 1.)",
+            lambda n, rows: ((0, 1) if rows > 1 else (n, 1), True),
+        ),
+        Misconception(
+            "always_zero",
+            "expand leaves an axis whose size does not change alone: expand(1, n) keeps a's "
+            "strides (n, 1).",
+            lambda n, rows: ((0, 1), rows == 1),
         ),
     ),
-    hints=("How many elements does b's storage hold? tensorlab.arange(4) made 4.",),
+    hints=(
+        "How many elements does b's storage hold? tensorlab.arange(n) made n.",
+        "is_contiguous ignores axes of size 1: try it with rows = 1 and with n = 1.",
+    ),
 )
 
 QUESTIONS = [CONTIGUOUS, STORAGE_INDEX, TRANSPOSE, PERMUTE, SLICE, EXPAND]

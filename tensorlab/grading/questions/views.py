@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..model import Expect, Misconception, Question
@@ -16,83 +18,192 @@ def _tl():
 
 
 # ---------------------------------------------------------------------------- does view work?
-VIEW_ATTEMPTS = (
-    "a.t().view(12)",
-    "a.t().view(2, 2, 3)",
-    "a[:, :2].view(6)",
-    "a[:, :2].view(3, 1, 2)",
-    "a[1:].view(8)",
-    "a.unsqueeze(1).view(3, 4)",
-)
+def _fresh(shape):
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    return tuple(reversed(strides))
+
+
+def _view_ok(shape, stride, new_shape):
+    """PyTorch's rule (computeStride): every run of new axes must fit inside one chunk of
+    old axes that can be walked with a single stride. Plain Python, independent of the engine."""
+    if math.prod(shape) == 0:
+        return True
+    view_d = len(new_shape) - 1
+    base = stride[-1] if stride else 1
+    tensor_numel = view_numel = 1
+    for d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and stride[d - 1] != tensor_numel * base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return False
+            if d > 0:
+                base, tensor_numel, view_numel = stride[d - 1], 1, 1
+    return view_d == -1
+
+
+def _is_contiguous(shape, stride):
+    expected = 1
+    for n, st in zip(reversed(shape), reversed(stride)):
+        if n == 1:
+            continue
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _random_layout(rng: np.random.Generator) -> tuple[tuple, tuple]:
+    """The (shape, stride) of a random view of a fresh tensor: transposed, sliced, expanded."""
+    ndim = int(rng.integers(1, 4))
+    shape = [int(v) for v in rng.integers(1, 5, size=ndim)]
+    stride = list(_fresh(shape))
+    kind = int(rng.integers(0, 4))
+    if kind == 1 and ndim >= 2:
+        i, j = (int(v) for v in rng.choice(ndim, size=2, replace=False))
+        shape[i], shape[j], stride[i], stride[j] = shape[j], shape[i], stride[j], stride[i]
+    elif kind == 2:
+        i = int(rng.integers(0, ndim))
+        step = int(rng.integers(1, 3))
+        keep = int(rng.integers(1, shape[i] + 1))
+        shape[i], stride[i] = len(range(0, keep, step)), stride[i] * step
+    elif kind == 3:
+        i = int(rng.integers(0, ndim))
+        if shape[i] == 1:
+            shape[i], stride[i] = int(rng.integers(2, 4)), 0
+    return tuple(shape), tuple(stride)
+
+
+def _factorise(rng: np.random.Generator, n: int) -> tuple:
+    out = []
+    while n > 1 and len(out) < 3:
+        divisors = [d for d in range(2, n + 1) if n % d == 0]
+        d = int(rng.choice(divisors))
+        out.append(d)
+        n //= d
+    if n > 1:
+        out.append(n)
+    if rng.random() < 0.3:
+        out.insert(int(rng.integers(0, len(out) + 1)), 1)
+    return tuple(out) or (1,)
+
+
+def _view_cases(rng: np.random.Generator) -> list[tuple]:
+    cases = [((4, 3), (1, 4), (12,)), ((4, 3), (1, 4), (2, 2, 3)), ((3, 2), (4, 1), (6,))]
+    cases += [((3, 2), (4, 1), (3, 1, 2)), ((2, 4), (4, 1), (8,)), ((3, 1, 4), (4, 4, 1), (3, 4))]
+    while len(cases) < 16:
+        shape, stride = _random_layout(rng)
+        cases.append((shape, stride, _factorise(rng, math.prod(shape))))
+    return cases
+
+
+def _view_strategy():
+    from hypothesis import strategies as st
+
+    @st.composite
+    def args(draw):
+        seed = draw(st.integers(0, 2**16))
+        rng = np.random.default_rng(seed)
+        shape, stride = _random_layout(rng)
+        return (shape, stride, _factorise(rng, math.prod(shape)))
+
+    return args()
+
 
 VIEW_WORKS = Question(
     id="views.view_works",
     notebook=NB,
     name="view_works",
-    kind="value",
+    kind="function",
     prompt=(
-        "a = tensorlab.arange(12).view(3, 4). For each of "
-        f"{'; '.join(VIEW_ATTEMPTS)}: does it succeed (True) or raise (False)?"
+        "Write view_works(shape, stride, new_shape): does t.view(new_shape) succeed (True) or "
+        "raise (False) for a tensor t with this shape and these strides? new_shape has the same "
+        "number of elements. The grader draws layouts of its own (transposed, sliced, "
+        "expanded)."
     ),
-    todo="Set view_works to a tuple of 6 bools, in the order of the attempts.",
-    reference=lambda: (False, True, False, True, True, True),
+    todo=("Write view_works: can every new axis be walked with one stride over the same memory?"),
+    reference=_view_ok,
+    cases=_view_cases,
+    strategy=_view_strategy,
     misconceptions=(
         Misconception(
             "contiguous_only",
             "view does not require a contiguous tensor: it works whenever every new axis can be "
             "walked with one stride, e.g. a.t().view(2, 2, 3) only splits an axis.",
-            (False, False, False, False, True, True),
+            lambda shape, stride, new: _is_contiguous(shape, stride),
         ),
         Misconception(
             "numel_only",
             "equal element counts are not enough: view never copies, so it fails when the new "
             "shape needs elements that are not evenly spaced in memory (a.t().view(12)).",
-            (True, True, True, True, True, True),
+            lambda shape, stride, new: True,
         ),
     ),
     hints=(
-        "Try each one (wrap it in try/except RuntimeError), then explain it with "
-        "tensorlab.explain_view(t, shape).",
-        "Splitting one axis into several always works; merging two axes needs "
-        "stride[i] == stride[i + 1] * size[i + 1].",
+        "Splitting one axis into several always works: the pieces are walked with multiples "
+        "of its stride.",
+        "Merging axes i and i + 1 needs stride[i] == stride[i + 1] * shape[i + 1] (axes of "
+        "size 1 never matter).",
+        "Group the old axes into chunks that merge; each new axis (or run of new axes) must "
+        "cover whole chunks. tensorlab.explain_view(t, shape) explains one case.",
     ),
 )
 
-CONTIGUOUS_TENSORS = (
-    "tensorlab.zeros(4, 1, 5).transpose(0, 1)",
-    "a[:, :2]",
-    "a.t()",
-    "a[1:]",
-    "tensorlab.zeros(3, 1).expand(3, 4)",
-)
+
+def _contiguous_cases(rng: np.random.Generator) -> list[tuple]:
+    cases = [((1, 4, 5), (5, 20, 1)), ((3, 2), (4, 1)), ((4, 3), (1, 4)), ((2, 4), (4, 1))]
+    cases += [((3, 4), (0, 1)), ((3, 1), (1, 1)), ((1, 1), (7, 3))]
+    while len(cases) < 16:
+        cases.append(_random_layout(rng))
+    return cases
+
+
+def _strict(shape, stride):
+    return tuple(stride) == _fresh(tuple(shape))
+
+
+def _sorted_strides(shape, stride):
+    return all(a >= b for a, b in zip(stride, stride[1:])) and (not stride or stride[-1] == 1)
+
 
 CONTIGUOUS_FLAGS = Question(
     id="views.contiguous_flags",
     notebook=NB,
-    name="contiguous_flags",
-    kind="value",
+    name="is_contiguous_layout",
+    kind="function",
     prompt=(
-        "a = tensorlab.arange(12).view(3, 4). Which of these are contiguous? "
-        f"{'; '.join(CONTIGUOUS_TENSORS)}. A tuple of 5 bools."
+        "Write is_contiguous_layout(shape, stride): what .is_contiguous() returns for a tensor "
+        "with this shape and these strides (a bool). The grader draws layouts of its own."
     ),
-    todo="Set contiguous_flags to a tuple of 5 bools (what .is_contiguous() returns), in order.",
-    reference=lambda: (True, False, False, True, False),
+    todo=(
+        "Write is_contiguous_layout: compare the strides with row-major order, minding which "
+        "axes count."
+    ),
+    reference=_is_contiguous,
+    cases=_contiguous_cases,
+    strategy=lambda: _view_strategy().map(lambda t: t[:2]),
     misconceptions=(
         Misconception(
             "size_one_axes_matter",
-            "is_contiguous ignores axes of size 1 (their stride is never used): swapping a "
-            "size-1 axis keeps a tensor contiguous.",
-            (False, False, False, True, False),
+            "is_contiguous ignores axes of size 1 (their stride is never used): "
+            "zeros(4, 1, 5).transpose(0, 1) is contiguous.",
+            _strict,
         ),
         Misconception(
-            "offset_matters",
-            "a storage offset does not break contiguity: a[1:] is rows 1 and 2, still stored "
-            "row by row without gaps.",
-            (True, False, False, False, False),
+            "decreasing_strides",
+            "decreasing strides are not enough: row-major means each stride is exactly the "
+            "product of the later sizes, with no gaps (a[:, :2] has gaps) and no stride 0.",
+            _sorted_strides,
         ),
     ),
     hints=(
-        "Print .stride() of each and compare with the strides of a fresh tensor of that shape.",
+        "Print .stride() of tensorlab.zeros(shape) and of a few views of it.",
+        "Walk the axes from the last one, multiplying the sizes as you go; skip axes of size 1.",
     ),
 )
 
@@ -314,7 +425,16 @@ INTERLEAVE = Question(
     cases=_interleave_cases,
     strategy=_interleave_strategy,
     expect=Expect(arrays=("tensor",)),
+    forbidden=("repeat_interleave", "numpy", "tolist", "from_numpy"),
     misconceptions=(
+        Misconception(
+            "forbidden",
+            "the exercise is to build repeat_interleave from view and repeat: calling it (or "
+            "going through numpy or Python lists) skips the point. Use x.view(...) and "
+            ".repeat(...) only.",
+            lambda x, r: x.repeat_interleave(r),
+            variants=(lambda x, r: _tl().tensor([v for v in x.tolist() for _ in range(r)]),),
+        ),
         Misconception(
             "tiled",
             "repeat tiles the WHOLE tensor (like np.tile): [1, 2, 1, 2]. repeat_interleave "
@@ -324,8 +444,10 @@ INTERLEAVE = Question(
         ),
     ),
     hints=(
-        "x.view(-1, 1) has shape (n, 1); .repeat(1, r) gives (n, r) with each row constant.",
-        "Then .view(-1) (the repeat made a fresh contiguous tensor, so view works).",
+        "Picture the result as a table with one row per element of x and r columns: every row "
+        "is constant. Which shape would x need to be repeated into that table?",
+        "x.view(-1, 1) is a column; repeat it along the second axis, then read the table row "
+        "by row with view (repeat made a fresh contiguous tensor, so view works).",
     ),
 )
 
