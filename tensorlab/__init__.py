@@ -11,6 +11,7 @@ import builtins as _builtins
 
 from . import _dtype
 from . import _ops as _ops
+from ._device import device as device
 from ._dtype import (
     bool_ as bool,
 )
@@ -32,7 +33,16 @@ from ._dtype import (
 )
 from ._ops.copies import cat, concat, concatenate, hstack, stack, vstack
 from ._ops.creation import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
     Generator,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
     arange,
     as_tensor,
     asarray,
@@ -43,6 +53,7 @@ from ._ops.creation import (
     from_numpy,
     full,
     full_like,
+    get_rng_state,
     initial_seed,
     linspace,
     manual_seed,
@@ -51,16 +62,22 @@ from ._ops.creation import (
     rand,
     rand_like,
     randint,
+    randint_like,
     randn,
     randn_like,
     randperm,
+    seed,
+    set_rng_state,
     tensor,
+    tensortype,
     zeros,
     zeros_like,
 )
 from ._storage import UntypedStorage
 from ._tensor import MODULE_FUNCTIONS as _MODULE_FUNCTIONS
 from ._tensor import Size, Tensor, contiguous_format, is_tensor, memory_format, preserve_format
+from ._tensor import layout as layout
+from ._tensor import strided as strided
 
 __version__ = "0.1.0"
 
@@ -70,6 +87,18 @@ double = float64
 short = int16
 int = int32
 long = int64
+
+
+def get_default_device() -> device:
+    """tensorlab has one device: the cpu."""
+    return device("cpu")
+
+
+# Public classes show their public path (``<class 'tensorlab.Tensor'>``), as PyTorch's do.
+for _cls in (Tensor, Size, dtype, Generator, device, memory_format, layout, finfo, iinfo):
+    _cls.__module__ = "tensorlab"
+UntypedStorage.__module__ = "tensorlab"
+del _cls
 
 
 def result_type(tensor1, tensor2) -> dtype:
@@ -119,6 +148,9 @@ _LAZY = {
     "widgets": ("tensorlab.widgets", None),
     "grading": ("tensorlab.grading", None),
     "autograd": ("tensorlab.autograd", None),
+    "cuda": ("tensorlab.cuda", None),
+    "backends": ("tensorlab.backends", None),
+    "utils": ("tensorlab.utils", None),
     "explain_view": ("tensorlab.explain", "explain_view"),
     "explain_conv": ("tensorlab._explain_conv", "explain_conv"),
     "check": ("tensorlab.grading", "check"),

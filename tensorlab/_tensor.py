@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from . import _device
 from . import _dtype as D
 from . import _layout as L
 from ._dtype import SCALAR_NAME as _SCALAR_NAME
@@ -66,6 +67,19 @@ class memory_format:
 
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
+
+
+class layout:
+    """``tensorlab.strided``: how a tensor's elements are stored (tensorlab has only strided)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"tensorlab.{self.name}"
+
+
+strided = layout("strided")
 
 
 def _check_memory_format(fmt) -> None:
@@ -185,8 +199,23 @@ _NON_LEAF_GRAD = (
 )
 
 
-class Tensor:
-    """A strided view of a storage. Construct tensors with ``tensorlab.tensor`` & co., not directly."""
+class _TensorMeta(type):
+    """``type(tensorlab.Tensor)``, as PyTorch's ``torch._C._TensorMeta``: it lets
+    ``tensorlab.Tensor(2, 3)`` and ``tensorlab.Tensor([[1, 2]])`` be PyTorch's legacy constructor,
+    while the engine builds tensors from a storage and a layout."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls is Tensor and not (args and isinstance(args[0], UntypedStorage)):
+            from ._ops.creation import legacy_new
+
+            return legacy_new(D.get_default_dtype(), args, kwargs, "base")
+        return super().__call__(*args, **kwargs)
+
+
+class Tensor(metaclass=_TensorMeta):
+    """A strided view of a storage. ``tensorlab.Tensor(2, 3)`` / ``tensorlab.Tensor(data)`` are
+    PyTorch's legacy constructors; the engine itself calls ``Tensor(storage, shape, stride,
+    offset, dtype)``."""
 
     __array_priority__ = 1000  # so ``ndarray + Tensor`` defers to Tensor.__radd__
 
@@ -300,8 +329,19 @@ class Tensor:
         return self._dtype
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> _device.device:
+        return _device.CPU
+
+    def get_device(self) -> int:
+        return -1
+
+    @property
+    def layout(self) -> layout:
+        return strided
+
+    @property
+    def is_cpu(self) -> bool:
+        return True
 
     @property
     def is_cuda(self) -> bool:
@@ -492,8 +532,12 @@ class Tensor:
     def bool(self):
         return self.to(D.bool_)
 
-    def cpu(self):
+    def cpu(self, memory_format=None):
         return self
+
+    def cuda(self, device=None, non_blocking: bool = False, memory_format=None):
+        """A CPU-only build has no GPU: PyTorch's ``AssertionError``."""
+        raise AssertionError(_device.NO_CUDA)
 
     # ------------------------------------------------------------------ autograd
     @property
@@ -967,17 +1011,19 @@ def parse_to_args(args, kwargs, unexpected: str):
     """The dtype asked for by ``to(dtype)`` / ``to('cpu')`` / ``to(tensor)`` / ``to(dtype=...)``
     (None if none); tensorlab has only the cpu device. Shared by ``Tensor.to`` and ``Module.to``."""
     dtype = kwargs.pop("dtype", None)
-    kwargs.pop("device", None)
+    _device.check_to_device(kwargs.pop("device", None))
     kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"{unexpected} '{next(iter(kwargs))}'")
     for a in args:
         if isinstance(a, Tensor):
             dtype = a.dtype
-        elif isinstance(a, str) or a is None:
-            if a not in (None, "cpu"):
-                raise RuntimeError(f"tensorlab only has the cpu device, got '{a}'")
-        else:
+        elif isinstance(a, (str, _device.device)) or (
+            isinstance(a, builtins.int) and not isinstance(a, builtins.bool)
+        ):
+            _device.check_to_device(a)
+        elif a is not None:
             dtype = D.to_dtype(a)
     return dtype
 

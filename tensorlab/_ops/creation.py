@@ -1,52 +1,149 @@
-"""Making tensors: from data (``tensor``, ``from_numpy``), by shape (``zeros`` ...), ranges, random."""
+"""Making tensors: from data (``tensor``, ``from_numpy``), by shape (``zeros`` ...), ranges, random.
+
+Every factory takes PyTorch's keywords: ``dtype``, ``device`` (the cpu; ``'cuda'`` raises what a
+CPU-only PyTorch raises), ``layout`` (``strided``), ``pin_memory`` (False), ``requires_grad``,
+``out`` where PyTorch has it, ``generator`` on the random ones, and ``size=`` for the shape.
+"""
 
 from __future__ import annotations
 
 import builtins
 import math
+import operator
+import warnings
 
 import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
+from .._device import CPU, check_factory_device
 from .._storage import storage_over
-from .._tensor import Tensor, _as_shape
+from .._tensor import Tensor, _as_shape, check_inplace, strided, tensor_method
 
 # ---------------------------------------------------------------------------- random numbers
 
 
 class Generator:
-    """tensorlab's own seeded generator (numpy PCG64). Values do not match PyTorch's, only the API."""
+    """A seeded source of random numbers (``tensorlab.Generator``, PyTorch's ``torch.Generator``).
 
-    def __init__(self, seed: int = 0):
-        self.manual_seed(seed)
+    tensorlab draws with numpy's PCG64: the API is PyTorch's (``manual_seed``, ``initial_seed``,
+    ``seed``, ``get_state``/``set_state``), the values are not (PyTorch uses a Mersenne Twister).
+    """
 
-    def manual_seed(self, seed: int) -> Generator:
-        self._seed = int(seed)
+    _DEFAULT_SEED = 67280421310721  # what a fresh torch.Generator() reports as initial_seed()
+
+    def __init__(self, device="cpu"):
+        check_factory_device(device)
+        self.manual_seed(self._DEFAULT_SEED)
+
+    @property
+    def device(self):
+        return CPU
+
+    def manual_seed(self, seed) -> Generator:
+        seed = builtins.int(seed)
+        if not -(2**63) <= seed < 2**64:
+            raise ValueError("Overflow when unpacking long long")
+        self._seed = seed % 2**64
         self._rng = np.random.Generator(np.random.PCG64(self._seed))
         return self
 
     def initial_seed(self) -> int:
         return self._seed
 
+    def seed(self) -> int:
+        """Seed from the operating system's entropy; returns the new seed."""
+        s = builtins.int(np.random.SeedSequence().entropy) % 2**63
+        self.manual_seed(s)
+        return s
 
-default_generator = Generator(0)
+    def get_state(self) -> Tensor:
+        """The generator's state as a ``uint8`` tensor (give it to ``set_state`` to rewind)."""
+        st = self._rng.bit_generator.state
+        raw = (
+            st["state"]["state"].to_bytes(16, "little")
+            + st["state"]["inc"].to_bytes(16, "little")
+            + builtins.int(st["has_uint32"]).to_bytes(1, "little")
+            + builtins.int(st["uinteger"]).to_bytes(4, "little")
+            + self._seed.to_bytes(8, "little")
+        )
+        return Tensor._from_array(np.frombuffer(raw, dtype=np.uint8), D.uint8)
+
+    def set_state(self, new_state) -> Generator:
+        if not isinstance(new_state, Tensor) or new_state.dtype is not D.uint8:
+            raise TypeError("RNG state must be a tensorlab.ByteTensor")
+        if new_state.numel() != _STATE_SIZE:
+            raise RuntimeError(
+                f"Expected a CPUGeneratorImplState of size {_STATE_SIZE} but found the input RNG "
+                f"state size to be {new_state.numel()}"
+            )
+        raw = bytes(np.ascontiguousarray(new_state._np()).tobytes())
+        bg = np.random.PCG64()
+        bg.state = {
+            "bit_generator": "PCG64",
+            "state": {
+                "state": builtins.int.from_bytes(raw[0:16], "little"),
+                "inc": builtins.int.from_bytes(raw[16:32], "little"),
+            },
+            "has_uint32": raw[32],
+            "uinteger": builtins.int.from_bytes(raw[33:37], "little"),
+        }
+        self._rng = np.random.Generator(bg)
+        self._seed = builtins.int.from_bytes(raw[37:45], "little")
+        return self
 
 
-def manual_seed(seed: int) -> Generator:
-    """Seed tensorlab's generator (``rand``, ``randn``, ``randint``, ``nn.Conv2d`` init)."""
+_STATE_SIZE = 45
+
+default_generator = Generator()
+default_generator.manual_seed(0)  # tensorlab starts seeded, so that notebooks are reproducible
+
+
+def manual_seed(seed) -> Generator:
+    """Seed tensorlab's default generator (``rand``, ``randn``, ``randint``, layer init, shuffling);
+    returns it, as PyTorch does."""
     return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    return default_generator.seed()
 
 
 def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
+def get_rng_state() -> Tensor:
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state) -> None:
+    default_generator.set_state(new_state)
+
+
 def _rng(generator: Generator | None):
+    if generator is not None and not isinstance(generator, Generator):
+        raise TypeError(
+            f"expected a tensorlab.Generator as 'generator', got {type(generator).__name__}"
+        )
     return (generator or default_generator)._rng
 
 
-# ---------------------------------------------------------------------------- helpers
+# ---------------------------------------------------------------------------- options and out=
+
+_PIN = (
+    "pin_memory=True requires a CUDA or other accelerator backend; no pinned memory allocator is "
+    "available on this system."
+)
+
+
+def _options(device=None, layout=None, pin_memory=False) -> None:
+    """The keywords every factory accepts: only what a CPU-only PyTorch build can do passes."""
+    if layout is not None and layout is not strided:
+        raise NotImplementedError(f"tensorlab has only the strided layout, got {layout!r}")
+    if pin_memory:
+        raise RuntimeError(_PIN)
+    check_factory_device(device)
 
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
@@ -57,6 +154,74 @@ def _finish(t: Tensor, requires_grad: bool) -> Tensor:
             )
         t.requires_grad_(True)
     return t
+
+
+def _out_dtype(name: str, dtype, out, default: D.dtype) -> D.dtype:
+    """The result dtype: ``dtype=``, else ``out``'s dtype, else ``default``."""
+    if out is None:
+        return default if dtype is None else D.to_dtype(dtype)
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if dtype is not None and D.to_dtype(dtype) is not out.dtype:
+        raise RuntimeError(
+            f"dtype {D.SCALAR_NAME[D.to_dtype(dtype).name]} does not match dtype of out "
+            f"parameter ({D.SCALAR_NAME[out.dtype.name]})"
+        )
+    return out.dtype
+
+
+def _into_out(name: str, result: Tensor, out) -> Tensor:
+    """Write a factory's ``result`` into ``out`` (resized like PyTorch's ``resize_output``)."""
+    if out is None:
+        return result
+    from ..autograd.grad_mode import STATE
+
+    if STATE.enabled and out.requires_grad:
+        raise RuntimeError(
+            f"aten::{name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        )
+    check_inplace(out)
+    shape = result._shape
+    if out._shape != shape:
+        if out.numel():
+            warnings.warn(
+                "An output with one or more elements was resized since it had shape "
+                f"{L._fmt(out._shape)}, which does not match the required output shape "
+                f"{L._fmt(shape)}. This behavior is deprecated, and in a future PyTorch release "
+                "outputs will not be resized unless they have zero elements. You can explicitly "
+                "reuse an out tensor t by resizing it, inplace, to zero elements with "
+                "t.resize_(0).",
+                UserWarning,
+                stacklevel=3,
+            )
+        _resize(out, shape)
+    if out.numel():
+        out._np()[...] = result._np()
+    return out
+
+
+def _resize(t: Tensor, shape) -> None:
+    """``t.resize_(shape)``'s effect on the layout: contiguous strides, storage grown if needed."""
+    from .._storage import new_storage
+
+    shape = tuple(shape)
+    needed = t._offset + L.numel(shape)
+    if needed > t._storage._array.size:
+        storage = new_storage(needed, t.dtype.np)
+        old = t._storage._array
+        storage._array[: old.size] = old
+        t._storage = storage
+    t._shape, t._stride = shape, L.contiguous_strides(shape)
+
+
+def _size_arg(args: tuple, size, name: str) -> tuple:
+    """``f(2, 3)``, ``f((2, 3))`` or ``f(size=(2, 3))`` -> the positional form for _shape_arg."""
+    if size is not None:
+        if args:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        return (size,)
+    return args
 
 
 def _shape_arg(size, name: str) -> tuple[int, ...]:
@@ -74,128 +239,216 @@ def _shape_arg(size, name: str) -> tuple[int, ...]:
 
 
 def _float_dtype(dtype) -> D.dtype:
-    d = D.get_default_dtype() if dtype is None else D.to_dtype(dtype)
-    return d
+    return D.get_default_dtype() if dtype is None else D.to_dtype(dtype)
+
+
+def _tp_name(x) -> str:
+    """How CPython's C code names the type of ``x`` (``Py_TYPE(x)->tp_name``)."""
+    t = type(x)
+    if t.__flags__ & (1 << 9) or t.__module__ == "builtins":  # a class defined in Python
+        return t.__name__
+    return f"{t.__module__}.{t.__name__}"
 
 
 # ---------------------------------------------------------------------------- from data
+# PyTorch's torch/csrc/utils/tensor_new.cpp in Python: the shape follows the first element of
+# each level (compute_sizes), the dtype promotes over every leaf (infer_scalar_type), then every
+# leaf is stored with the checks of its target type (recursive_store / store_scalar).
+
+_MAX_DIMS = 64
 
 
-def _leaf_dtype(x) -> D.dtype:
-    if isinstance(x, (builtins.bool, np.bool_)):
-        return D.bool_
-    if isinstance(x, np.generic):
-        return D.from_numpy_dtype(x.dtype)
-    if isinstance(x, builtins.int):
-        return D.int64
-    if isinstance(x, builtins.float):
+def _is_sequence(x) -> bool:
+    """CPython's ``PySequence_Check`` as PyTorch sees it (a Tensor is not a sequence there)."""
+    if isinstance(x, (list, tuple, range, str, bytes, bytearray, memoryview, np.ndarray)):
+        return True
+    if isinstance(x, (dict, Tensor, np.generic)):
+        return False
+    return hasattr(type(x), "__getitem__") and hasattr(type(x), "__len__")
+
+
+def _compute_sizes(data) -> list[int]:
+    sizes: list[int] = []
+    seq = data
+    while _is_sequence(seq):
+        n = len(seq)  # a 0-d numpy array: TypeError 'len() of unsized object', as in PyTorch
+        sizes.append(n)
+        if len(sizes) > _MAX_DIMS:
+            raise ValueError(f"too many dimensions '{_tp_name(seq)}'")
+        if n == 0:
+            break
+        seq = seq[0]
+    return sizes
+
+
+def _infer_dtype(obj) -> D.dtype:
+    if isinstance(obj, (np.ndarray, np.generic)):
+        return D.from_numpy_dtype(obj.dtype)
+    if isinstance(obj, builtins.float):
         return D.get_default_dtype()
-    if isinstance(x, str):
-        raise TypeError("new(): invalid data type 'str'")
-    raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+    if isinstance(obj, builtins.bool):
+        return D.bool_
+    if isinstance(obj, builtins.int):
+        return D.int64
+    if isinstance(obj, builtins.complex):
+        raise TypeError("tensorlab has no complex dtypes")
+    if isinstance(obj, Tensor):
+        return obj.dtype
+    if isinstance(obj, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{_tp_name(obj)}'")
+    if _is_sequence(obj):
+        if len(obj) == 0:
+            return D.get_default_dtype()
+        out = None
+        for i in range(len(obj)):
+            item = obj[i]
+            if item is obj:
+                raise TypeError("new(): self-referential lists are incompatible")
+            d = _infer_dtype(item)
+            out = d if out is None else D.promote_types(out, d)
+        return out
+    raise RuntimeError(f"Could not infer dtype of {_tp_name(obj)}")
 
 
-def _walk(data, dim: int, shape: list[int], leaves: list, kinds: set, check: bool = True) -> None:
-    """Collect leaves of nested sequences, checking every level has the length of the first.
-
-    Like PyTorch, lengths are only checked when the result has elements (``check``).
-    """
-    if isinstance(data, Tensor):
-        if data.numel() != 1:
-            if dim < len(shape):
-                raise ValueError("only one element tensors can be converted to Python scalars")
-        kinds.add(data.dtype)
-        leaves.append(data.item())
-        return
-    if isinstance(data, np.ndarray):
-        data = data.tolist() if data.ndim else data.item()
-    if isinstance(data, (list, tuple)):
-        if check:
-            if dim >= len(shape):
-                leaves.append(data)  # a sequence where a number belongs: reported by _convert
-                return
-            if len(data) != shape[dim]:
-                raise ValueError(
-                    f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})"
-                )
-        if not data:
-            kinds.add(D.get_default_dtype())  # PyTorch: an empty sequence counts as a float
-        for item in data:
-            _walk(item, dim + 1, shape, leaves, kinds, check)
-        return
-    if check and dim < len(shape):
-        raise TypeError("not a sequence")
-    kinds.add(_leaf_dtype(data))
-    leaves.append(data)
+def _unpack_double(x) -> builtins.float:
+    if isinstance(x, builtins.float):
+        return builtins.float(x)
+    if isinstance(x, Tensor) or hasattr(type(x), "__float__"):
+        return builtins.float(x)
+    if hasattr(type(x), "__index__"):
+        return builtins.float(operator.index(x))
+    raise TypeError(f"must be real number, not {_tp_name(x)}")
 
 
-def _convert(leaves: list, dtype: D.dtype) -> np.ndarray:
-    """Python leaves -> numpy array of ``dtype``, with PyTorch's per-value checks."""
-    for x in leaves:
-        if isinstance(x, (list, tuple)):
-            if dtype.is_floating_point:
-                raise TypeError(f"must be real number, not {type(x).__name__}")
-            raise TypeError(f"'{type(x).__name__}' object cannot be interpreted as an integer")
-        if isinstance(x, builtins.int) and not -(2**63) <= x < 2**63:
-            raise ValueError("Overflow when unpacking long long")
-    if dtype is D.bool_:
-        return np.array([bool(x) for x in leaves], dtype=bool)
+def _unpack_long(x) -> builtins.int:
+    v = operator.index(x)  # "'list' object cannot be interpreted as an integer"
+    if not -(2**63) <= v < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+    return v
+
+
+def _store_scalar(x, dtype: D.dtype):
+    """One leaf as a Python value of ``dtype``'s kind, with PyTorch's checks (``store_scalar``)."""
     if dtype.is_floating_point:
-        with np.errstate(over="ignore"):
-            return np.array(leaves, dtype=np.float64).astype(dtype.np)
-    values = np.array(leaves, dtype=object)
+        return _unpack_double(x)
+    if dtype is D.bool_:
+        if isinstance(x, builtins.float):
+            return builtins.bool(x)
+        v = operator.index(x)
+        return v != 0
     info = np.iinfo(dtype.np)
-    as_float = np.array(leaves, dtype=np.float64)
-    if leaves and not np.all((as_float >= info.min) & (as_float <= info.max)):
-        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
-    return np.array([int(v) for v in values], dtype=np.int64).astype(dtype.np)
-
-
-def _infer_shape(data) -> list[int]:
-    shape = []
-    while True:
-        if isinstance(data, np.ndarray):
-            shape.extend(data.shape)
-            return shape
-        if isinstance(data, Tensor):
-            return shape
-        if not isinstance(data, (list, tuple)):
-            return shape
-        shape.append(len(data))
-        if not data:
-            return shape
-        data = data[0]
-
-
-def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """A new tensor holding a *copy* of ``data`` (nested lists, tuples, scalars, numpy arrays).
-
-    dtype is inferred as PyTorch does: any float -> default float dtype (float32), else any int
-    -> int64, else bool; a numpy array keeps its dtype. Ragged lists raise ``ValueError`` here.
-    """
-    if isinstance(data, Tensor):
-        out = data.detach().clone()
-        return _finish(out if dtype is None else out.to(dtype), requires_grad)
-    if isinstance(data, np.ndarray) and data.ndim > 0:
-        src = D.from_numpy_dtype(data.dtype)
-        out = Tensor._from_array(data, src)
-        return _finish(out if dtype is None else out.to(dtype), requires_grad)
-    if isinstance(data, str):
-        raise TypeError("new(): invalid data type 'str'")
-    shape = _infer_shape(data)
-    leaves: list = []
-    kinds: set = set()
-    _walk(data, 0, shape, leaves, kinds, check=L.numel(shape) > 0)
-    if L.numel(shape) == 0:
-        leaves = []
-    if dtype is None:
-        dtype = D.get_default_dtype()
-        for i, k in enumerate(kinds):
-            dtype = k if i == 0 else D.promote_types(dtype, k)
+    if isinstance(x, builtins.float):  # floats are truncated, with c10's checked_convert
+        f = builtins.float(x)
+        if math.isnan(f) or math.isinf(f) or f < info.min or f > info.max:
+            raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+        return builtins.int(f)
+    v = _unpack_long(x)
+    if info.min == 0:  # unsigned: negative values wrap (two's complement), as c10 allows
+        bad = v > info.max or (v < 0 and -v > info.max)
+        v &= info.max
     else:
-        dtype = D.to_dtype(dtype)
-    arr = _convert(leaves, dtype)
-    out = Tensor._from_array(arr.reshape(shape), dtype)
+        bad = v < info.min or v > info.max
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+    return v
+
+
+def _fast(obj) -> list | tuple:
+    """CPython's ``PySequence_Fast(obj, "not a sequence")``."""
+    if isinstance(obj, (list, tuple)):
+        return obj
+    try:
+        it = iter(obj)
+    except TypeError:
+        raise TypeError("not a sequence") from None
+    return list(it)
+
+
+def _store(obj, dim: int, sizes: list[int], dtype: D.dtype, out: list) -> None:
+    if dim == len(sizes):
+        out.append(_store_scalar(obj, dtype))
+        return
+    seq = _fast(obj)
+    n = sizes[dim]
+    if len(seq) != n:
+        raise ValueError(f"expected sequence of length {n} at dim {dim} (got {len(seq)})")
+    for item in seq:
+        if isinstance(item, np.ndarray) and not _store.warned:
+            _store.warned = True
+            warnings.warn(
+                "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
+                "consider converting the list to a single numpy.ndarray with numpy.array() "
+                "before converting to a tensor.",
+                UserWarning,
+                stacklevel=4,
+            )
+        _store(item, dim + 1, sizes, dtype, out)
+
+
+_store.warned = False
+
+
+def _from_sequence(data, dtype: D.dtype | None) -> Tensor:
+    """``internal_new_from_data`` for Python data (not a tensor, not a numpy array)."""
+    sizes = _compute_sizes(data)
+    dtype = _infer_dtype(data) if dtype is None else dtype
+    t = Tensor._empty(sizes, dtype)
+    if t.numel():
+        values: list = []
+        _store(data, 0, sizes, dtype, values)
+        if dtype.is_floating_point:
+            with np.errstate(over="ignore"):
+                arr = np.array(values, dtype=np.float64).astype(dtype.np)
+        elif dtype is D.bool_:
+            arr = np.array(values, dtype=bool)
+        else:  # every value was checked (or wrapped) to fit the dtype
+            arr = np.array(values, dtype=np.int64).astype(dtype.np)
+        t._storage._array[...] = arr
+    return t
+
+
+def _check_dtype_arg(name: str, dtype):
+    if (
+        dtype is None
+        or isinstance(dtype, D.dtype)
+        or dtype in (builtins.float, builtins.int, builtins.bool)
+    ):
+        return None if dtype is None else D.to_dtype(dtype)
+    if type(dtype).__module__ == "torch":
+        return D.to_dtype(dtype)
+    raise TypeError(f"{name}(): argument 'dtype' must be tensorlab.dtype, not {_tp_name(dtype)}")
+
+
+def tensor(
+    data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
+) -> Tensor:
+    """A new tensor holding a *copy* of ``data``: nested lists/tuples/ranges of numbers, 0-dim
+    tensors and numpy arrays, a numpy array, a tensor.
+
+    dtype is inferred as PyTorch does: Python floats -> the default float dtype (float32), else
+    ints -> int64, else bool; numpy scalars, numpy arrays and tensors keep their dtype, promoted
+    together. Ragged lists raise ``ValueError`` here.
+    """
+    dtype = _check_dtype_arg("tensor", dtype)
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{_tp_name(data)}'")
+    if pin_memory:
+        raise RuntimeError(_PIN)
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
+            "rather than tensorlab.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+        out = data.detach().to(dtype or data.dtype, copy=True)
+    elif isinstance(data, np.ndarray):
+        src = from_numpy(data)
+        out = src.to(dtype or src.dtype, copy=True)
+    else:
+        out = _from_sequence(data, dtype)
+    check_factory_device(device)
     return _finish(out, requires_grad)
 
 
@@ -210,76 +463,217 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like ``tensor`` but shares memory when it can (a numpy array or tensor of the right dtype)."""
+    dtype = _check_dtype_arg("as_tensor", dtype)
     if isinstance(data, Tensor):
-        return data if dtype is None else data.to(dtype)
-    if isinstance(data, np.ndarray):
+        out = data if dtype is None else data.to(dtype)
+    elif isinstance(data, np.ndarray):
         t = from_numpy(data) if all(s >= 0 for s in data.strides) else tensor(data)
-        return t if dtype is None else t.to(dtype)
-    return tensor(data, dtype=dtype)
+        out = t if dtype is None else t.to(dtype)
+    else:
+        out = tensor(data, dtype=dtype)
+    check_factory_device(device)
+    return out
 
 
-asarray = as_tensor
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad: bool = False) -> Tensor:
+    """``as_tensor`` with ``copy=True`` (always a copy) and ``requires_grad=``."""
+    if copy:
+        if isinstance(obj, Tensor):
+            out = obj.detach().to(_check_dtype_arg("asarray", dtype) or obj.dtype, copy=True)
+            check_factory_device(device)
+        else:
+            out = tensor(obj, dtype=dtype, device=device)
+    else:
+        out = as_tensor(obj, dtype=dtype, device=device)
+    if requires_grad:
+        if out is obj:
+            out = out.detach()
+        out.requires_grad_(True)
+    return out
 
 
 # ---------------------------------------------------------------------------- by shape
 
 
-def _filled(size, value, dtype: D.dtype, requires_grad: bool, name: str) -> Tensor:
-    shape = _shape_arg(size, name)
-    t = Tensor._empty(shape, dtype)
+def _filled(name, args, size, value, dtype, out, requires_grad, default=None) -> Tensor:
+    shape = _shape_arg(_size_arg(args, size, name), name)
+    d = _out_dtype(name, dtype, out, default or D.get_default_dtype())
+    t = Tensor._empty(shape, d)
     t._storage._array[...] = value
+    return _finish(_into_out(name, t, out), requires_grad)
+
+
+def zeros(
+    *size,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+    **kw,
+) -> Tensor:
+    _options(device, layout, pin_memory)
+    return _filled("zeros", size, _kw_size(kw, "zeros"), 0, dtype, out, requires_grad)
+
+
+def ones(
+    *size,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+    **kw,
+) -> Tensor:
+    _options(device, layout, pin_memory)
+    return _filled("ones", size, _kw_size(kw, "ones"), 1, dtype, out, requires_grad)
+
+
+def empty(
+    *size,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+    memory_format=None,
+    **kw,
+) -> Tensor:
+    """Like ``torch.empty``; tensorlab fills with zeros so notebooks stay reproducible."""
+    _options(device, layout, pin_memory)
+    _memory_format(memory_format)
+    return _filled("empty", size, _kw_size(kw, "empty"), 0, dtype, out, requires_grad)
+
+
+def _kw_size(kw: dict, name: str):
+    size = kw.pop("size", None)
+    if kw:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+    return size
+
+
+def _memory_format(fmt) -> None:
+    from .._tensor import _check_memory_format
+
+    _check_memory_format(fmt)
+
+
+def full(
+    size,
+    fill_value,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+) -> Tensor:
+    _options(device, layout, pin_memory)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    default = D.scalar_dtype(fill_value)
+    size = _size_tuple(size, "full")
+    return _filled("full", (), size, fill_value, dtype, out, requires_grad, default)
+
+
+def _size_tuple(size, name: str):
+    """A ``size`` argument that must be a sequence (``full``, ``new_full``): an int is refused."""
+    if isinstance(size, (tuple, list)):
+        return size
+    raise TypeError(
+        f"{name}(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}"
+    )
+
+
+def _like(input: Tensor, name: str, dtype, device, layout, pin_memory, memory_format) -> Tensor:
+    """A fresh tensor shaped like ``input``, laid out like it (PyTorch's ``preserve_format``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+        )
+    _options(device, layout, pin_memory)
+    _memory_format(memory_format)
+    from .._tensor import contiguous_format
+
+    d = input.dtype if dtype is None else D.to_dtype(dtype)
+    if memory_format is contiguous_format:
+        stride = L.contiguous_strides(input._shape)
+    else:
+        stride = L.preserve_strides(input._shape, input._stride)
+    lo, hi = L.storage_span(input._shape, stride, 0)
+    from .._storage import new_storage
+
+    storage = new_storage(hi - lo, d.np)
+    storage._array[...] = 0
+    return Tensor(storage, input._shape, stride, 0, d)
+
+
+def _like_fn(name: str, value):
+    def fn(
+        input,
+        *,
+        dtype=None,
+        layout=None,
+        device=None,
+        pin_memory=False,
+        requires_grad=False,
+        memory_format=None,
+    ) -> Tensor:
+        t = _like(input, name, dtype, device, layout, pin_memory, memory_format)
+        if value != 0 and t.numel():
+            t._np()[...] = value
+        return _finish(t, requires_grad)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"A tensor of {value}s with ``input``'s shape, dtype and memory layout."
+    return fn
+
+
+zeros_like = _like_fn("zeros_like", 0)
+ones_like = _like_fn("ones_like", 1)
+empty_like = _like_fn("empty_like", 0)
+
+
+def full_like(
+    input,
+    fill_value,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+    memory_format=None,
+) -> Tensor:
+    t = _like(input, "full_like", dtype, device, layout, pin_memory, memory_format)
+    if t.numel():
+        t._np()[...] = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
     return _finish(t, requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _filled(size, 0, _float_dtype(dtype), requires_grad, "zeros")
-
-
-def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _filled(size, 1, _float_dtype(dtype), requires_grad, "ones")
-
-
-def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """Like ``torch.empty``; tensorlab fills with zeros so notebooks stay reproducible."""
-    return _filled(size, 0, _float_dtype(dtype), requires_grad, "empty")
-
-
-def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    d = D.scalar_dtype(fill_value) if dtype is None else D.to_dtype(dtype)
-    return _filled((size,), fill_value, d, requires_grad, "full")
-
-
-def _like(t: Tensor, dtype) -> D.dtype:
-    if not isinstance(t, Tensor):
-        raise TypeError(f"expected Tensor as element 0 in argument 0, but got {type(t).__name__}")
-    return t.dtype if dtype is None else D.to_dtype(dtype)
-
-
-def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _filled((input.shape,), 0, _like(input, dtype), requires_grad, "zeros_like")
-
-
-def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _filled((input.shape,), 1, _like(input, dtype), requires_grad, "ones_like")
-
-
-def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _filled((input.shape,), 0, _like(input, dtype), requires_grad, "empty_like")
-
-
-def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad=False):
-    return _filled((input.shape,), fill_value, _like(input, dtype), requires_grad, "full_like")
-
-
-def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def eye(
+    n: int,
+    m: int | None = None,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+) -> Tensor:
+    _options(device, layout, pin_memory)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    d = _float_dtype(dtype)
-    return _finish(Tensor._from_array(np.eye(n, n if m is None else m), d), requires_grad)
+    d = _out_dtype("eye", dtype, out, D.get_default_dtype())
+    t = Tensor._from_array(np.eye(n, n if m is None else m), d)
+    return _finish(_into_out("eye", t, out), requires_grad)
 
 
 # ---------------------------------------------------------------------------- ranges
@@ -289,16 +683,25 @@ def _num(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
-def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def arange(
+    start=0,
+    end=None,
+    step=1,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+) -> Tensor:
     """``[start, end)`` by ``step``; int64 for integer arguments, the default float dtype otherwise."""
+    _options(device, layout, pin_memory)
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
-    if dtype is None:
-        is_float = any(isinstance(v, (builtins.float, np.floating)) for v in (start, end, step))
-        d = D.get_default_dtype() if is_float else D.int64
-    else:
-        d = D.to_dtype(dtype)
+    is_float = any(isinstance(v, (builtins.float, np.floating)) for v in (start, end, step))
+    d = _out_dtype("arange", dtype, out, D.get_default_dtype() if is_float else D.int64)
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) / step < 0:
@@ -308,18 +711,31 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
         start, end, step = builtins.int(start), builtins.int(end), builtins.int(step)
         if step == 0:
             raise ValueError("step must be nonzero")
-    n = int(math.ceil((end - start) / step))
+    n = builtins.int(math.ceil((end - start) / step))
     values = start + step * np.arange(n, dtype=np.float64 if d.is_floating_point else np.int64)
-    return _finish(Tensor._from_array(values, d), requires_grad)
+    t = Tensor._from_array(values, d)
+    return _finish(_into_out("arange", t, out), requires_grad)
 
 
-def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def linspace(
+    start,
+    end,
+    steps: int,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive, computed as PyTorch does
     (from the start for the first half, back from the end for the second half)."""
+    _options(device, layout, pin_memory)
     start, end = _num(start), _num(end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    d = _float_dtype(dtype)
+    d = _out_dtype("linspace", dtype, out, D.get_default_dtype())
     ct = d.np.type if d.is_floating_point else np.float64
     if steps == 0:
         values = np.zeros(0)
@@ -337,33 +753,98 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad=F
         )
     if not d.is_floating_point:
         values = np.trunc(values)
-    return _finish(Tensor._from_array(np.asarray(values), d), requires_grad)
+    t = Tensor._from_array(np.asarray(values), d)
+    return _finish(_into_out("linspace", t, out), requires_grad)
 
 
 # ---------------------------------------------------------------------------- random
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+def _random(name, args, size, draw, generator, dtype, out, requires_grad, default=None):
+    shape = _shape_arg(_size_arg(args, size, name), name)
+    d = _out_dtype(name, dtype, out, default or D.get_default_dtype())
+    t = Tensor._from_array(np.asarray(draw(_rng(generator), shape)), d)
+    return _finish(_into_out(name, t, out), requires_grad)
+
+
+def rand(
+    *size,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+    **kw,
+) -> Tensor:
     """Uniform on [0, 1) from tensorlab's seeded generator."""
-    shape = _shape_arg(size, "rand")
-    d = _float_dtype(dtype)
-    return _finish(Tensor._from_array(_rng(generator).random(shape), d), requires_grad)
+    _options(device, layout, pin_memory)
+    return _random(
+        "rand",
+        size,
+        _kw_size(kw, "rand"),
+        lambda g, s: g.random(s),
+        generator,
+        dtype,
+        out,
+        requires_grad,
+    )
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+def randn(
+    *size,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+    **kw,
+) -> Tensor:
     """Standard normal from tensorlab's seeded generator."""
-    shape = _shape_arg(size, "randn")
-    d = _float_dtype(dtype)
-    return _finish(Tensor._from_array(_rng(generator).standard_normal(shape), d), requires_grad)
+    _options(device, layout, pin_memory)
+    if out is not None and dtype is None and not out.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"normal_kernel_cpu\" not implemented for '{D.SCALAR_NAME[out.dtype.name]}'"
+        )
+    return _random(
+        "randn",
+        size,
+        _kw_size(kw, "randn"),
+        lambda g, s: g.standard_normal(s),
+        generator,
+        dtype,
+        out,
+        requires_grad,
+    )
 
 
-def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+def randint(
+    *args,
+    size=None,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+    low=None,
+    high=None,
+) -> Tensor:
     """``randint(high, size)`` or ``randint(low, high, size)``: integers in [low, high)."""
+    _options(device, layout, pin_memory)
     args = list(args)
     if size is None:
         if not args:
             raise TypeError("randint() missing required argument 'size'")
         size = args.pop()
+    if high is not None:
+        args.append(high)
+    if low is not None:
+        args.insert(0, low)
     if len(args) == 1:
         low, high = 0, args[0]
     elif len(args) == 2:
@@ -374,24 +855,366 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
-    shape = _shape_arg((size,), "randint")
-    d = D.int64 if dtype is None else D.to_dtype(dtype)
-    values = _rng(generator).integers(low, high, size=shape)
-    return _finish(Tensor._from_array(values, d), requires_grad)
-
-
-def rand_like(input: Tensor, *, dtype=None, generator=None, requires_grad=False) -> Tensor:
-    return rand(
-        input.shape, dtype=_like(input, dtype), generator=generator, requires_grad=requires_grad
+    return _random(
+        "randint",
+        (),
+        size,
+        lambda g, s: g.integers(low, high, size=s),
+        generator,
+        dtype,
+        out,
+        requires_grad,
+        D.int64,
     )
 
 
-def randn_like(input: Tensor, *, dtype=None, generator=None, requires_grad=False) -> Tensor:
-    return randn(
-        input.shape, dtype=_like(input, dtype), generator=generator, requires_grad=requires_grad
+def _random_like(
+    name, input, draw, generator, dtype, layout, device, pin_memory, requires_grad, memory_format
+):
+    t = _like(input, name, dtype, device, layout, pin_memory, memory_format)
+    if t.numel():
+        t._np()[...] = draw(_rng(generator), t._shape)
+    return _finish(t, requires_grad)
+
+
+def rand_like(
+    input,
+    *,
+    generator=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+    memory_format=None,
+) -> Tensor:
+    return _random_like(
+        "rand_like",
+        input,
+        lambda g, s: g.random(s),
+        generator,
+        dtype,
+        layout,
+        device,
+        pin_memory,
+        requires_grad,
+        memory_format,
     )
 
 
-def randperm(n: int, *, generator=None, dtype=None, requires_grad=False) -> Tensor:
-    d = D.int64 if dtype is None else D.to_dtype(dtype)
-    return Tensor._from_array(_rng(generator).permutation(n), d)
+def randn_like(
+    input,
+    *,
+    generator=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+    memory_format=None,
+) -> Tensor:
+    return _random_like(
+        "randn_like",
+        input,
+        lambda g, s: g.standard_normal(s),
+        generator,
+        dtype,
+        layout,
+        device,
+        pin_memory,
+        requires_grad,
+        memory_format,
+    )
+
+
+def randint_like(
+    input,
+    low=0,
+    high=None,
+    *,
+    generator=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+    memory_format=None,
+) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    low, high = _num(low), _num(high)
+    return _random_like(
+        "randint_like",
+        input,
+        lambda g, s: g.integers(low, high, size=s),
+        generator,
+        dtype,
+        layout,
+        device,
+        pin_memory,
+        requires_grad,
+        memory_format,
+    )
+
+
+def randperm(
+    n: int,
+    *,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+) -> Tensor:
+    _options(device, layout, pin_memory)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    d = _out_dtype("randperm", dtype, out, D.int64)
+    t = Tensor._from_array(_rng(generator).permutation(n), d)
+    return _finish(_into_out("randperm", t, out), requires_grad)
+
+
+# ---------------------------------------------------------------------------- Tensor.new_*
+
+
+@tensor_method("new_zeros", function=False)
+def new_zeros(
+    self, *size, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False, **kw
+) -> Tensor:
+    """Zeros of ``size`` with ``self``'s dtype (unless ``dtype=`` says otherwise)."""
+    return zeros(
+        *size,
+        dtype=dtype or self.dtype,
+        layout=layout,
+        device=device,
+        pin_memory=pin_memory,
+        requires_grad=requires_grad,
+        **_new_size(kw, size, "new_zeros"),
+    )
+
+
+@tensor_method("new_ones", function=False)
+def new_ones(
+    self, *size, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False, **kw
+) -> Tensor:
+    return ones(
+        *size,
+        dtype=dtype or self.dtype,
+        layout=layout,
+        device=device,
+        pin_memory=pin_memory,
+        requires_grad=requires_grad,
+        **_new_size(kw, size, "new_ones"),
+    )
+
+
+@tensor_method("new_empty", function=False)
+def new_empty(
+    self, *size, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False, **kw
+) -> Tensor:
+    return empty(
+        *size,
+        dtype=dtype or self.dtype,
+        layout=layout,
+        device=device,
+        pin_memory=pin_memory,
+        requires_grad=requires_grad,
+        **_new_size(kw, size, "new_empty"),
+    )
+
+
+def _new_size(kw: dict, size: tuple, name: str) -> dict:
+    if not size and "size" not in kw:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    return kw
+
+
+@tensor_method("new_full", function=False)
+def new_full(
+    self,
+    size,
+    fill_value,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+) -> Tensor:
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return full(
+        _size_tuple(size, "new_full"),
+        fill_value,
+        dtype=dtype or self.dtype,
+        layout=layout,
+        device=device,
+        pin_memory=pin_memory,
+        requires_grad=requires_grad,
+    )
+
+
+@tensor_method("new_tensor", function=False)
+def new_tensor(
+    self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+) -> Tensor:
+    """``tensor(data)`` with ``self``'s dtype unless ``dtype=`` is given (a copy, always)."""
+    _options(device, layout, pin_memory)
+    d = _check_dtype_arg("new_tensor", dtype) or self.dtype
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
+            "rather than tensor.new_tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+        out = data.detach().to(d, copy=True)
+    elif isinstance(data, np.ndarray):
+        out = from_numpy(data).to(d, copy=True)
+    else:
+        if isinstance(data, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{_tp_name(data)}'")
+        out = _from_sequence(data, d)
+    return _finish(out, requires_grad)
+
+
+@tensor_method("new", function=False)
+def new(self, *args, **kwargs) -> Tensor:
+    """The legacy ``x.new(...)``: ``torch.Tensor(...)`` with ``x``'s dtype."""
+    return legacy_new(self.dtype, args, kwargs, "new")
+
+
+# ---------------------------------------------------------------------------- legacy constructors
+# ``tensorlab.Tensor(2, 3)``, ``tensorlab.Tensor([[1, 2]])``, ``tensorlab.FloatTensor(...)``: PyTorch's
+# legacy_tensor_generic_ctor_new (torch/csrc/utils/tensor_new.cpp).
+
+_NEW_SIGNATURES = (
+    " * (*, tensorlab.device device = None)\n"
+    " * (tensorlab.Storage storage)\n"
+    " * (Tensor other)\n"
+    " * (tuple of ints size, *, tensorlab.device device = None)\n"
+    " * (object data, *, tensorlab.device device = None)\n"
+)
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, (builtins.int, np.integer)) and not isinstance(
+        x, (builtins.bool, np.bool_)
+    )
+
+
+def legacy_new(dtype: D.dtype, args: tuple, kwargs: dict, kind: str) -> Tensor:
+    """``kind``: ``'base'`` (tensorlab.Tensor), ``'ctor'`` (FloatTensor & co.), ``'new'`` (x.new)."""
+    device = kwargs.pop("device", None)
+    if kwargs:
+        got = ", ".join(
+            [type(a).__name__ for a in args] + [f"{k}={_kw_type(v)}" for k, v in kwargs.items()]
+        )
+        raise TypeError(
+            f"new() received an invalid combination of arguments - got ({got}), but expected one "
+            f"of:\n{_NEW_SIGNATURES}"
+        )
+    if device is not None:
+        kind_ = _as_device_type(device)
+        if kind_ != "cpu":
+            raise RuntimeError(
+                f"legacy constructor expects device type: cpu but device type: {kind_} was passed"
+            )
+    if not args:
+        return _zeros((0,), dtype)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        other = args[0]
+        if device is not None:
+            if kind == "new":
+                raise RuntimeError(
+                    "Legacy tensor new of the form tensor.new(tensor, device=device) is not "
+                    "supported.  Use tensorlab.as_tensor(...) instead."
+                )
+            raise RuntimeError(
+                "Legacy tensor constructor of the form tensorlab.Tensor(tensor, device=device) is "
+                "not supported.  Use tensorlab.tensor(...) or tensorlab.as_tensor(...) instead."
+            )
+        if kind != "base" and other.dtype is not dtype:
+            raise TypeError(f"expected {_options_str(dtype)} (got {_options_str(other.dtype)})")
+        return other.detach()
+    from .._tensor import Size
+
+    if all(_is_int(a) for a in args) or (len(args) == 1 and isinstance(args[0], Size)):
+        shape = _shape_arg(args, "new")
+        return _zeros(shape, dtype)
+    if len(args) == 1:
+        data = args[0]
+        if isinstance(data, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{_tp_name(data)}'")
+        if not _is_sequence(data):
+            raise TypeError(f"new(): data must be a sequence (got {_tp_name(data)})")
+        if isinstance(data, np.ndarray):  # shares memory when the dtype already matches
+            return from_numpy(data).to(dtype)
+        return _from_sequence(data, dtype)
+    if any(_is_int(a) for a in args[:1]):
+        return _zeros(_shape_arg(args, "new"), dtype)  # raises the size TypeError
+    got = ", ".join(type(a).__name__ for a in args)
+    raise TypeError(
+        f"new() received an invalid combination of arguments - got ({got}), but expected one "
+        f"of:\n{_NEW_SIGNATURES}"
+    )
+
+
+def _zeros(shape, dtype: D.dtype) -> Tensor:
+    """``empty`` in tensorlab: zeros, so that notebooks print the same thing on every run."""
+    t = Tensor._empty(shape, dtype)
+    t._storage._array[...] = 0
+    return t
+
+
+def _kw_type(v) -> str:
+    return "tensorlab.dtype" if isinstance(v, D.dtype) else type(v).__name__
+
+
+def _as_device_type(device) -> str:
+    from .._device import as_device
+
+    return as_device(device).type
+
+
+def _options_str(d: D.dtype) -> str:
+    return (
+        f"TensorOptions(dtype={D.TYPE_NAME[d.name]}, device=cpu, layout=Strided, "
+        "requires_grad=false (default), pinned_memory=false (default), "
+        "memory_format=(nullopt))"
+    )
+
+
+class tensortype(type):
+    """The type of ``tensorlab.FloatTensor`` & co. (PyTorch's ``torch.tensortype``): calling one
+    is the legacy constructor for its dtype; ``isinstance(x, FloatTensor)`` checks the dtype."""
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, Tensor) and obj.dtype is cls.dtype
+
+    def __call__(cls, *args, **kwargs) -> Tensor:
+        return legacy_new(cls.dtype, args, kwargs, "ctor")
+
+    def __repr__(cls) -> str:
+        return f"<class 'tensorlab.{cls.__name__}'>"
+
+
+def _legacy_class(d: D.dtype):
+    cls = tensortype(d._legacy, (), {"dtype": d, "__module__": "tensorlab", "is_sparse": False})
+    cls.__qualname__ = d._legacy
+    return cls
+
+
+FloatTensor = _legacy_class(D.float32)
+DoubleTensor = _legacy_class(D.float64)
+HalfTensor = _legacy_class(D.float16)
+ByteTensor = _legacy_class(D.uint8)
+CharTensor = _legacy_class(D.int8)
+ShortTensor = _legacy_class(D.int16)
+IntTensor = _legacy_class(D.int32)
+LongTensor = _legacy_class(D.int64)
+BoolTensor = _legacy_class(D.bool_)
+tensortype.__module__ = "tensorlab"
