@@ -184,14 +184,13 @@ def _into_out(name: str, result: Tensor, out) -> Tensor:
     check_inplace(out)
     shape = result._shape
     if out._shape != shape:
-        if out.numel():
+        # factories resize ``out`` silently (at::resize_, not resize_output); arange warns
+        if name == "arange" and out.numel() and out.numel() != result.numel():
             warnings.warn(
-                "An output with one or more elements was resized since it had shape "
-                f"{L._fmt(out._shape)}, which does not match the required output shape "
-                f"{L._fmt(shape)}. This behavior is deprecated, and in a future PyTorch release "
-                "outputs will not be resized unless they have zero elements. You can explicitly "
-                "reuse an out tensor t by resizing it, inplace, to zero elements with "
-                "t.resize_(0).",
+                f"The number of elements in the out tensor of shape {L._fmt(out._shape)} is "
+                f"{out.numel()} which does not match the computed number of elements "
+                f"{result.numel()}. Note that this may occur as a result of rounding error. The "
+                f"out tensor will be resized to a tensor of shape ({result.numel()},).",
                 UserWarning,
                 stacklevel=3,
             )
@@ -332,7 +331,7 @@ def _store_scalar(x, dtype: D.dtype):
     if dtype.is_floating_point:
         return _unpack_double(x)
     if dtype is D.bool_:
-        if isinstance(x, builtins.float):
+        if isinstance(x, (builtins.float, np.bool_)):
             return builtins.bool(x)
         v = operator.index(x)
         return v != 0
@@ -1113,9 +1112,11 @@ def legacy_new(dtype: D.dtype, args: tuple, kwargs: dict, kind: str) -> Tensor:
         got = ", ".join(
             [type(a).__name__ for a in args] + [f"{k}={_kw_type(v)}" for k, v in kwargs.items()]
         )
+        first, rest = _NEW_SIGNATURES.split("\n", 1)
         raise TypeError(
             f"new() received an invalid combination of arguments - got ({got}), but expected one "
-            f"of:\n{_NEW_SIGNATURES}"
+            f"of:\n{first}\n      didn't match because some of the keywords were incorrect: "
+            f"{', '.join(kwargs)}\n{rest}"
         )
     if device is not None:
         kind_ = _as_device_type(device)
