@@ -640,6 +640,21 @@ class Tensor(metaclass=_TensorMeta):
         self.grad_fn._retained = weakref.ref(self)
         self._retains_grad = True
 
+    def register_hook(self, hook: Callable):
+        """Call ``hook(grad)`` each time the gradient of this tensor is computed by a backward
+        pass; a returned tensor replaces the gradient. Returns a handle whose ``remove()``
+        unregisters the hook."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        from .utils.hooks import RemovableHandle
+
+        fn = self.grad_fn
+        owner = self if fn is None else fn
+        hooks = owner.__dict__.setdefault("_backward_hooks" if fn is None else "_tensor_hooks", {})
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
     @property
     def _version(self) -> int:
         """How many in-place writes this tensor (or a view of the same base) has had."""
