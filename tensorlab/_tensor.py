@@ -1021,6 +1021,73 @@ class Tensor(metaclass=_TensorMeta):
             return tuple(self.narrow(d, 0, 0) for _ in range(chunks)) if size == 0 else ()
         return self.split(step, d)
 
+    # ------------------------------------------------------------------ in-place layout changes
+    def _take_layout_(self, view: Tensor, name: str) -> Tensor:
+        """Make ``view`` (a view op just applied to ``self``) ``self``'s own layout, in place; in
+        grad mode the view's node becomes ``self``'s ``grad_fn``, under PyTorch's ``name``."""
+        self._shape, self._stride, self._offset = view._shape, view._stride, view._offset
+        node = view._grad_fn
+        if node is not None:
+            node._name = name
+            _graph.attach(self, node)
+        return self
+
+    def unsqueeze_(self, dim: int) -> Tensor:
+        L.wrap_dim(dim, self.ndim + 1)
+        check_inplace(self)
+        return self._take_layout_(self.unsqueeze(dim), "UnsqueezeBackward1")
+
+    def squeeze_(self, dim=None) -> Tensor:
+        if dim is not None:
+            L.wrap_dims(dim if isinstance(dim, (tuple, list)) else (dim,), self.ndim)
+        check_inplace(self)
+        if dim is None:
+            name = "SqueezeBackward3"
+        else:
+            name = "SqueezeBackward5" if isinstance(dim, (tuple, list)) else "SqueezeBackward4"
+        return self._take_layout_(self.squeeze(dim), name)
+
+    def transpose_(self, dim0: int, dim1: int) -> Tensor:
+        L.wrap_dim(dim0, self.ndim)
+        L.wrap_dim(dim1, self.ndim)
+        check_inplace(self)
+        return self._take_layout_(self.transpose(dim0, dim1), "TransposeBackward1")
+
+    swapaxes_ = swapdims_ = transpose_
+
+    def t_(self) -> Tensor:
+        if self.ndim > 2:
+            raise RuntimeError(
+                f"t_() expects a tensor with <= 2 dimensions, but self is {self.ndim}D"
+            )
+        check_inplace(self)
+        return self._take_layout_(self.t(), "TBackward1")
+
+    def resize_(self, *sizes, memory_format=None) -> Tensor:
+        """New shape, contiguous strides, same storage (grown when too small: new elements are
+        uninitialised in PyTorch, zeros here). Refused for tensors that require grad."""
+        _check_memory_format(memory_format)
+        shape = _as_shape(sizes, "size", "resize_")
+        if any(s < 0 for s in shape):
+            raise RuntimeError("numel: integer multiplication overflow")
+        if self.requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        if shape == self._shape:
+            return self
+        needed = self._offset + L.numel(shape)
+        if needed > self._storage._array.size:
+            grown = new_storage(needed, self._dtype.np)
+            old = self._storage._array
+            grown._array[: old.size] = old
+            grown._array[old.size :] = 0
+            self._storage = grown
+        self._shape, self._stride = shape, L.contiguous_strides(shape)
+        self._vc[0] += 1
+        return self
+
+    def resize_as_(self, other: Tensor, memory_format=None) -> Tensor:
+        return self.resize_(other.shape, memory_format=memory_format)
+
 
 def parse_to_args(args, kwargs, unexpected: str):
     """The dtype asked for by ``to(dtype)`` / ``to('cpu')`` / ``to(tensor)`` / ``to(dtype=...)``
