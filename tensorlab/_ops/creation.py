@@ -387,9 +387,61 @@ def _store(obj, dim: int, sizes: list[int], dtype: D.dtype, out: list) -> None:
 _store.warned = False
 
 
+_PY_NUMBERS = {builtins.float, builtins.int, builtins.bool}
+
+
+def _leaf_types(data, depth: int):
+    """The set of types of the leaves of nested lists/tuples ``depth`` levels deep (None when a
+    level is not a list or tuple)."""
+    if depth == 0:
+        return set(map(type, data))
+    out: set = set()
+    for item in data:
+        if type(item) not in (list, tuple):
+            return None
+        t = _leaf_types(item, depth - 1)
+        if t is None:
+            return None
+        out |= t
+    return out
+
+
+def _fast_numbers(data, sizes: list[int], dtype: D.dtype | None) -> Tensor | None:
+    """Nested lists of plain Python numbers, as numpy converts them (the same values as the
+    element-by-element path below, which handles everything else and every error)."""
+    if not sizes or 0 in sizes or type(data) not in (list, tuple):
+        return None
+    types = _leaf_types(data, len(sizes) - 1)
+    if not types or not types <= _PY_NUMBERS:
+        return None
+    if dtype is None:
+        if builtins.float in types:
+            dtype = D.get_default_dtype()
+        else:
+            dtype = D.int64 if builtins.int in types else D.bool_
+    try:
+        if dtype.is_floating_point:
+            with np.errstate(over="ignore"):
+                arr = np.array(data, dtype=np.float64).astype(dtype.np)
+        elif builtins.float in types or dtype not in (D.int64, D.bool_):
+            return None  # value checks per element: the slow path
+        else:
+            arr = np.array(data, dtype=np.int64)
+            if dtype is D.bool_:
+                arr = arr != 0
+    except (OverflowError, ValueError, TypeError):
+        return None
+    if arr.shape != tuple(sizes):
+        return None
+    return Tensor._from_array(arr, dtype)
+
+
 def _from_sequence(data, dtype: D.dtype | None) -> Tensor:
     """``internal_new_from_data`` for Python data (not a tensor, not a numpy array)."""
     sizes = _compute_sizes(data)
+    fast = _fast_numbers(data, sizes, dtype)
+    if fast is not None:
+        return fast
     dtype = _infer_dtype(data) if dtype is None else dtype
     t = Tensor._empty(sizes, dtype)
     if t.numel():
