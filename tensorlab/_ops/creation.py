@@ -41,6 +41,8 @@ class Generator:
         return CPU
 
     def manual_seed(self, seed) -> Generator:
+        if not isinstance(seed, (builtins.int, np.integer)):
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
         seed = builtins.int(seed)
         if not -(2**63) <= seed < 2**64:
             raise ValueError("Overflow when unpacking long long")
@@ -70,7 +72,9 @@ class Generator:
         return Tensor._from_array(np.frombuffer(raw, dtype=np.uint8), D.uint8)
 
     def set_state(self, new_state) -> Generator:
-        if not isinstance(new_state, Tensor) or new_state.dtype is not D.uint8:
+        if not isinstance(new_state, Tensor):
+            raise TypeError(f"expected a tensorlab.ByteTensor, but got {type(new_state).__name__}")
+        if new_state.dtype is not D.uint8:
             raise TypeError("RNG state must be a tensorlab.ByteTensor")
         if new_state.numel() != _STATE_SIZE:
             raise RuntimeError(
@@ -102,7 +106,7 @@ default_generator.manual_seed(0)  # tensorlab starts seeded, so that notebooks a
 def manual_seed(seed) -> Generator:
     """Seed tensorlab's default generator (``rand``, ``randn``, ``randint``, layer init, shuffling);
     returns it, as PyTorch does."""
-    return default_generator.manual_seed(seed)
+    return default_generator.manual_seed(builtins.int(seed))
 
 
 def seed() -> int:
