@@ -397,6 +397,8 @@ class Tensor(metaclass=_TensorMeta):
             if key not in D._BY_LEGACY:
                 raise ValueError(f"invalid type: '{dtype}'")
             dtype = D._BY_LEGACY[key]
+        elif isinstance(getattr(dtype, "dtype", None), D.dtype) and isinstance(dtype, type):
+            dtype = dtype.dtype  # a legacy class: x.type(tensorlab.FloatTensor)
         return self.to(dtype)
 
     # ------------------------------------------------------------------ data, conversions
@@ -499,11 +501,16 @@ class Tensor(metaclass=_TensorMeta):
     def to(self, *args, **kwargs) -> Tensor:
         """``to(dtype)``, ``to('cpu')``, ``to(other_tensor)``; returns ``self`` when nothing changes."""
         copy = kwargs.pop("copy", False)
+        fmt = kwargs.get("memory_format")
+        _check_memory_format(fmt)
         dtype = parse_to_args(args, kwargs, "to() got an unexpected keyword argument")
         dtype = self._dtype if dtype is None else D.to_dtype(dtype)
         if dtype is self._dtype and not copy:
-            return self
-        return _record_copy(_cast(self, dtype), self, "ToCopyBackward0")
+            return self  # PyTorch too ignores memory_format when nothing else changes
+        out = _cast(self, dtype)
+        if fmt is contiguous_format and not out.is_contiguous():
+            out = out._contiguous_copy()
+        return _record_copy(out, self, "ToCopyBackward0")
 
     def float(self):
         return self.to(D.float32)

@@ -465,3 +465,88 @@ def test_asarray_copy_semantics(torch):
         t = lib.tensor([1.0])
         assert lib.asarray(t) is t
         assert lib.asarray(t, copy=True) is not t
+
+
+# ----------------------------------------------------------------------------- shapes, every form
+
+
+@st.composite
+def size_forms(draw):
+    """A shape and the way it is passed: varargs, tuple, list, Size or ``size=``."""
+    shape = tuple(draw(st.lists(st.integers(0, 4), max_size=4)))
+    form = draw(st.sampled_from(["varargs", "tuple", "list", "Size", "size="]))
+    return shape, form
+
+
+def _call_with(lib, fn, shape, form, **kw):
+    if form == "varargs":
+        return fn(*shape, **kw)
+    if form == "tuple":
+        return fn(tuple(shape), **kw)
+    if form == "list":
+        return fn(list(shape), **kw)
+    if form == "Size":
+        return fn(lib.Size(shape), **kw)
+    return fn(size=tuple(shape), **kw)
+
+
+SHAPE_FNS = {
+    "zeros": lambda lib: lib.zeros,
+    "ones": lambda lib: lib.ones,
+    "empty": lambda lib: lib.empty,
+    "rand": lambda lib: lib.rand,
+    "randn": lambda lib: lib.randn,
+    "Tensor": lambda lib: lib.Tensor,
+    "FloatTensor": lambda lib: lib.FloatTensor,
+    "LongTensor": lambda lib: lib.LongTensor,
+    "new_zeros": lambda lib: lib.tensor([1], dtype=lib.int16).new_zeros,
+    "new_ones": lambda lib: lib.tensor([1.0]).new_ones,
+    "new_empty": lambda lib: lib.tensor([1.0], dtype=lib.float64).new_empty,
+}
+
+
+@settings(max_examples=60)
+@given(sf=size_forms(), name=st.sampled_from(sorted(SHAPE_FNS)))
+def test_factories_take_every_size_form(torch, sf, name):
+    """Same shape, strides, dtype (and values where defined) or the same error, for every way of
+    passing a size, including the legacy constructors (a list there is *data*, as in torch)."""
+    shape, form = sf
+
+    def run(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return _call_with(lib, SHAPE_FNS[name](lib), shape, form)
+
+    r_o, r_t = raises_same(lambda: run(tl), lambda: run(torch))
+    if r_t is None:
+        return
+    assert tuple(r_o.shape) == tuple(r_t.shape) and r_o.stride() == r_t.stride()
+    assert str(r_o.dtype).split(".")[-1] == str(r_t.dtype).split(".")[-1]
+    legacy = name in ("Tensor", "FloatTensor", "LongTensor")
+    if name in ("zeros", "ones", "new_zeros", "new_ones") or (legacy and form in ("tuple", "list")):
+        assert_same(r_o, r_t)  # (elsewhere the values are uninitialised memory in torch)
+
+
+@settings(max_examples=40)
+@given(
+    shape=st.lists(st.integers(0, 3), max_size=3),
+    fill=st.one_of(
+        st.integers(-300, 300), st.floats(-300, 300, width=32), st.booleans(), st.just(1e10)
+    ),
+    dtype=st.sampled_from([None, "float64", "int32", "bool", "uint8"]),
+)
+def test_full_and_new_full(torch, shape, fill, dtype):
+    def run(lib, which):
+        kw = {} if dtype is None else {"dtype": getattr(lib, dtype)}
+        if which == "full":
+            return lib.full(tuple(shape), fill, **kw)
+        if which == "full_like":
+            return lib.full_like(
+                lib.zeros(shape, **kw).t() if len(shape) == 2 else lib.zeros(shape, **kw), fill
+            )
+        return lib.tensor([1.5]).new_full(tuple(shape), fill, **kw)
+
+    for which in ("full", "new_full", "full_like"):
+        r_o, r_t = raises_same(lambda w=which: run(tl, w), lambda w=which: run(torch, w))
+        if r_t is not None:
+            assert_same(r_o, r_t)

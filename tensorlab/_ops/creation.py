@@ -330,7 +330,18 @@ def _unpack_long(x) -> builtins.int:
     return v
 
 
-def _store_scalar(x, dtype: D.dtype):
+# how c10's checked_convert names the integer types when a Scalar (a fill value) overflows
+_C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int"}
+
+
+def _fill_scalar(x, dtype: D.dtype):
+    """A fill value (``full``, ``new_full``, ``full_like``) converted to ``dtype`` as c10 does."""
+    if isinstance(x, Tensor):
+        x = x.item()
+    return _store_scalar(x, dtype, _C_NAMES.get(dtype.name, f"{dtype.name}_t"))
+
+
+def _store_scalar(x, dtype: D.dtype, type_name: str | None = None):
     """One leaf as a Python value of ``dtype``'s kind, with PyTorch's checks (``store_scalar``)."""
     if dtype.is_floating_point:
         return _unpack_double(x)
@@ -343,7 +354,9 @@ def _store_scalar(x, dtype: D.dtype):
     if isinstance(x, builtins.float):  # floats are truncated, with c10's checked_convert
         f = builtins.float(x)
         if math.isnan(f) or math.isinf(f) or f < info.min or f > info.max:
-            raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+            raise RuntimeError(
+                f"value cannot be converted to type {type_name or dtype.name} without overflow"
+            )
         return builtins.int(f)
     v = _unpack_long(x)
     if info.min == 0:  # unsigned: negative values wrap (two's complement), as c10 allows
@@ -352,7 +365,9 @@ def _store_scalar(x, dtype: D.dtype):
     else:
         bad = v < info.min or v > info.max
     if bad:
-        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+        raise RuntimeError(
+            f"value cannot be converted to type {type_name or dtype.name} without overflow"
+        )
     return v
 
 
@@ -632,6 +647,7 @@ def full(
         fill_value = fill_value.item()
     default = D.scalar_dtype(fill_value)
     size = _size_tuple(size, "full")
+    fill_value = _fill_scalar(fill_value, _out_dtype("full", dtype, out, default))
     return _filled("full", (), size, fill_value, dtype, out, requires_grad, default)
 
 
@@ -705,8 +721,9 @@ def full_like(
     memory_format=None,
 ) -> Tensor:
     t = _like(input, "full_like", dtype, device, layout, pin_memory, memory_format)
+    value = _fill_scalar(fill_value, t.dtype)
     if t.numel():
-        t._np()[...] = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
+        t._np()[...] = value
     return _finish(t, requires_grad)
 
 
