@@ -149,6 +149,7 @@ _LAZY = {
     "grading": ("tensorlab.grading", None),
     "autograd": ("tensorlab.autograd", None),
     "cuda": ("tensorlab.cuda", None),
+    "accelerator": ("tensorlab.accelerator", None),
     "backends": ("tensorlab.backends", None),
     "utils": ("tensorlab.utils", None),
     "explain_view": ("tensorlab.explain", "explain_view"),

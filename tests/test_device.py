@@ -132,6 +132,12 @@ TENSOR_DEVICE_CASES = [
     "lib.cuda.manual_seed_all(0)",
     "lib.cuda.empty_cache()",
     "lib.cuda.memory_allocated()",
+    "lib.accelerator.is_available()",
+    "lib.accelerator.current_accelerator()",
+    "lib.accelerator.current_accelerator(check_available=True)",
+    "lib.accelerator.device_count()",
+    "lib.accelerator.current_device_index()",
+    "lib.accelerator.synchronize()",
     "lib.backends.mps.is_available()",
     "lib.backends.mps.is_built()",
     "lib.backends.cudnn.is_available()",
@@ -172,6 +178,18 @@ def test_device_pickles_and_is_hashable():
     d = tl.device("cuda", 1)
     assert pickle.loads(pickle.dumps(d)) == d
     assert {tl.device("cpu"): 1}[tl.zeros(1).device] == 1
+
+
+def test_learn_the_basics_tutorial_opening(cpu_torch):
+    """PyTorch's current "Learn the Basics" tutorial picks its device this way."""
+    for lib in (tl, cpu_torch):
+        device = (
+            lib.accelerator.current_accelerator().type if lib.accelerator.is_available() else "cpu"
+        )
+        tensor = lib.rand(3, 4)
+        if lib.accelerator.is_available():
+            tensor = tensor.to(lib.accelerator.current_accelerator())
+        assert device == "cpu" and f"{tensor.device}" == "cpu"
 
 
 def test_module_to_device(cpu_torch):
