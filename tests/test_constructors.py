@@ -550,3 +550,59 @@ def test_full_and_new_full(torch, shape, fill, dtype):
         r_o, r_t = raises_same(lambda w=which: run(tl, w), lambda w=which: run(torch, w))
         if r_t is not None:
             assert_same(r_o, r_t)
+
+
+ARGUMENT_ERRORS = [
+    "lib.randint(10, 5)",
+    "lib.randint(0, 5)",
+    "lib.randint(5)",
+    "lib.randint(0, 1, 2, 3, 4)",
+    "lib.randint(1, 0, (2,))",
+    "lib.randint(0, 2**63, (2,))",
+    "lib.randint(-5, -2, (3,)).dtype",
+    "lib.randint(3.5, (2,))",
+    "lib.randint(0, 3.5, (2,))",
+    "lib.randn()",
+    "lib.rand()",
+    "lib.zeros()",
+    "lib.rand(2, 3.0)",
+    "lib.zeros([])",
+    "lib.zeros(())",
+    "lib.linspace(0, 1)",
+    "lib.linspace(0, 1, 3.0)",
+    "lib.eye(2.0)",
+    "lib.eye(2, 2.5)",
+    "lib.eye(-1)",
+    "lib.eye(lib.tensor(2))",
+    "lib.full((2,), 'a')",
+    "lib.full((2,), None)",
+    "lib.full((2,), lib.tensor(2.5))",
+    "lib.zeros(2, dtype='float32')",
+    "lib.ones(2, dtype=float)",
+    "lib.zeros(lib.tensor(3))",
+    "lib.zeros(lib.tensor([2, 3]))",
+    "lib.zeros((2, lib.tensor(3)))",
+    "lib.ones(2.0)",
+    "lib.ones(True)",
+    "lib.empty(-1)",
+    "lib.ones(-1)",
+    "lib.zeros(-1)",
+    "lib.rand(-1)",
+    "lib.randperm(3.0)",
+    "lib.randperm(lib.tensor(3)).shape",
+    "lib.tensor([1, 2]).new_zeros((2, -1))",
+    "lib.tensor([1, 2]).new_ones(-1)",
+    "lib.Tensor(2, -3)",
+    "lib.FloatTensor(-1)",
+    "lib.LongTensor('ab')",
+    "lib.FloatTensor([[1], [2, 3]])",
+    "lib.IntTensor([2**40])",
+    "lib.ByteTensor([-1])",
+    "lib.ByteTensor([256])",
+    "lib.BoolTensor([2.5])",
+]
+
+
+@pytest.mark.parametrize("expr", ARGUMENT_ERRORS)
+def test_factory_argument_errors(torch, expr):
+    same(torch, expr)

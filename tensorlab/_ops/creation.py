@@ -59,6 +59,7 @@ def _finish(t: Tensor, requires_grad: bool) -> Tensor:
 
 def _out_dtype(name: str, dtype, out, default: D.dtype) -> D.dtype:
     """The result dtype: ``dtype=``, else ``out``'s dtype, else ``default``."""
+    dtype = _check_dtype_arg(name, dtype)
     if out is None:
         return default if dtype is None else D.to_dtype(dtype)
     if not isinstance(out, Tensor):
@@ -136,6 +137,63 @@ def _shape_arg(size, name: str) -> tuple[int, ...]:
                 f"Trying to create tensor with negative dimension {s}: {L._fmt(shape)}"
             )
     return shape
+
+
+_OPTS = (
+    "Tensor out = None, tensorlab.dtype dtype = None, tensorlab.layout layout = None, "
+    "tensorlab.device device = None, bool pin_memory = False, bool requires_grad = False"
+)
+_SIGNATURES = {
+    "rand": [
+        f"(tuple of ints size, *, tensorlab.Generator generator, {_OPTS})",
+        f"(tuple of ints size, *, {_OPTS})",
+    ],
+    "randint": [
+        f"(int high, tuple of ints size, *, tensorlab.Generator generator, {_OPTS})",
+        f"(int high, tuple of ints size, *, {_OPTS})",
+        f"(int low, int high, tuple of ints size, *, tensorlab.Generator generator, {_OPTS})",
+        f"(int low, int high, tuple of ints size, *, {_OPTS})",
+    ],
+    "linspace": [
+        f"({a} start, {b} end, int steps, *, {_OPTS})"
+        for a, b in (
+            ("Tensor", "Tensor"),
+            ("Number", "Tensor"),
+            ("Tensor", "Number"),
+            ("Number", "Number"),
+        )
+    ],
+}
+_SIGNATURES["randn"] = _SIGNATURES["rand"]
+_SIGNATURES["eye"] = [f"(int n, *, {_OPTS})", f"(int n, int m, *, {_OPTS})"]
+
+
+def _invalid_combination(name: str, args: tuple) -> TypeError:
+    """PyTorch's argument parser when no overload matches the positional arguments."""
+    got = ", ".join(type(a).__name__ for a in args)
+    sigs = "".join(f" * {sig}\n" for sig in _SIGNATURES[name])
+    return TypeError(
+        f"{name}() received an invalid combination of arguments - got ({got}), but expected "
+        f"one of:\n{sigs}"
+    )
+
+
+def _int_arg(x, name: str, arg: str, pos: int) -> builtins.int:
+    """An ``int`` parameter (a Python or numpy int, or a one-element integer tensor)."""
+    if isinstance(x, Tensor) and x.numel() == 1 and not x.dtype.is_floating_point:
+        return builtins.int(x.item())
+    if isinstance(x, (builtins.int, np.integer)) and not isinstance(x, (builtins.bool, np.bool_)):
+        v = builtins.int(x)
+        if not -(2**63) <= v < 2**63:
+            raise ValueError("Overflow when unpacking long long")
+        return v
+    raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be int, not {_tp_name(x)}")
+
+
+def _is_number(x) -> bool:
+    if isinstance(x, Tensor):
+        return x.numel() == 1
+    return isinstance(x, (builtins.int, builtins.float, builtins.bool, np.number, np.bool_))
 
 
 def _float_dtype(dtype) -> D.dtype:
@@ -540,6 +598,10 @@ def full(
     requires_grad=False,
 ) -> Tensor:
     _options(device, layout, pin_memory)
+    if not _is_number(fill_value):
+        raise TypeError(
+            f"full(): argument 'fill_value' (position 2) must be Number, not {_tp_name(fill_value)}"
+        )
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     default = D.scalar_dtype(fill_value)
@@ -636,6 +698,10 @@ def eye(
     requires_grad=False,
 ) -> Tensor:
     _options(device, layout, pin_memory)
+    n = _int_arg(n, "eye", "n", 1)
+    if m is not None and not _is_int(m) and not isinstance(m, Tensor):
+        raise _invalid_combination("eye", (n, m))
+    m = None if m is None else _int_arg(m, "eye", "m", 2)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
@@ -689,7 +755,7 @@ def arange(
 def linspace(
     start,
     end,
-    steps: int,
+    steps: int = None,
     *,
     out=None,
     dtype=None,
@@ -701,6 +767,9 @@ def linspace(
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive, computed as PyTorch does
     (from the start for the first half, back from the end for the second half)."""
     _options(device, layout, pin_memory)
+    if not (_is_number(start) and _is_number(end) and _is_int(steps)):
+        given = (start, end) if steps is None else (start, end, steps)
+        raise _invalid_combination("linspace", given)
     start, end = _num(start), _num(end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -730,6 +799,8 @@ def linspace(
 
 
 def _random(name, args, size, draw, generator, dtype, out, requires_grad, default=None):
+    if not args and size is None and name in _SIGNATURES:
+        raise _invalid_combination(name, args)
     shape = _shape_arg(_size_arg(args, size, name), name)
     d = _out_dtype(name, dtype, out, default or D.get_default_dtype())
     t = Tensor._from_array(np.asarray(draw(_rng(generator), shape)), d)
@@ -805,21 +876,30 @@ def randint(
 ) -> Tensor:
     """``randint(high, size)`` or ``randint(low, high, size)``: integers in [low, high)."""
     _options(device, layout, pin_memory)
-    args = list(args)
-    if size is None:
-        if not args:
-            raise TypeError("randint() missing required argument 'size'")
-        size = args.pop()
+    pos = list(args)
     if high is not None:
-        args.append(high)
+        pos.append(high)
     if low is not None:
-        args.insert(0, low)
-    if len(args) == 1:
-        low, high = 0, args[0]
-    elif len(args) == 2:
-        low, high = args
+        pos.insert(0, low)
+    if size is None:
+        if len(pos) not in (2, 3):
+            raise _invalid_combination("randint", args)
+        size = pos.pop()
+        if not isinstance(size, (tuple, list)):
+            raise TypeError(
+                f"randint(): argument 'size' (position {len(pos) + 1}) must be tuple of ints, "
+                f"not {_tp_name(size)}"
+            )
+    if len(pos) == 1:
+        low, high = 0, _int_arg(pos[0], "randint", "high", 1)
+    elif len(pos) == 2:
+        if not all(_is_int(v) or isinstance(v, Tensor) for v in pos):
+            raise _invalid_combination("randint", args)
+        low, high = (
+            _int_arg(v, "randint", n, i + 1) for i, (v, n) in enumerate(zip(pos, ("low", "high")))
+        )
     else:
-        raise TypeError("randint() takes (high, size) or (low, high, size)")
+        raise _invalid_combination("randint", args)
     if low >= high:
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
@@ -938,6 +1018,7 @@ def randperm(
     requires_grad=False,
 ) -> Tensor:
     _options(device, layout, pin_memory)
+    n = _int_arg(n, "randperm", "n", 1)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     d = _out_dtype("randperm", dtype, out, D.int64)
@@ -997,6 +1078,7 @@ def new_empty(
 def _new_size(kw: dict, size: tuple, name: str) -> dict:
     if not size and "size" not in kw:
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    _shape_arg(_size_arg(size, kw.get("size"), name), name)  # this method's own messages
     return kw
 
 
