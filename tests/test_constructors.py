@@ -436,6 +436,19 @@ OUT_CASES = [
     "lib.as_tensor([1, 2], device='cuda')",
     "lib.asarray([1, 2], dtype=lib.float32, copy=True, requires_grad=True)",
     "lib.asarray(np.array([1.]), copy=False)",
+    "lib.asarray([1, 2], copy=False)",
+    "lib.asarray(3, copy=False)",
+    "lib.asarray(np.array([1., 2.]), dtype=lib.float32, copy=False)",
+    "lib.asarray(lib.tensor([1, 2]), dtype=lib.float32, copy=False)",
+    "lib.asarray(np.array([1., 2.])[::-1], copy=False)",
+    "lib.asarray(np.array([1., 2.])[::-1])",
+    "lib.as_tensor(np.array([1, 2])[::-1])",
+    "lib.tensor([lib.tensor(1.5)], dtype=lib.bool)",
+    "lib.tensor([np.float32(0.5)], dtype=lib.bool)",
+    "lib.tensor([np.uint8(200)], dtype=lib.int8)",
+    "lib.tensor([2., lib.tensor([1.])])",
+    "lib.tensor(np.bool_(True), dtype=lib.float32)",
+    "lib.tensor(lib.tensor(1.5), dtype=lib.int64)",
 ]
 
 

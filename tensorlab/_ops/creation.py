@@ -508,6 +508,19 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad: bool = Fa
             check_factory_device(device)
         else:
             out = tensor(obj, dtype=dtype, device=device)
+    elif copy is False:  # alias or fail, as torch.asarray(copy=False)
+        if isinstance(obj, np.ndarray):
+            obj = from_numpy(obj)
+        if not isinstance(obj, Tensor):
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+        d = _check_dtype_arg("asarray", dtype)
+        if d is not None and d is not obj.dtype:
+            raise ValueError(
+                f"can't alias tensor with dtype '{D.SCALAR_NAME[obj.dtype.name]}' into dtype "
+                f"'{D.SCALAR_NAME[d.name]}'."
+            )
+        check_factory_device(device)
+        out = obj
     else:
         out = as_tensor(obj, dtype=dtype, device=device)
     if requires_grad:
