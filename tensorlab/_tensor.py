@@ -343,6 +343,14 @@ class Tensor(metaclass=_TensorMeta):
     def is_cpu(self) -> bool:
         return True
 
+    is_meta = is_sparse = is_quantized = is_mps = is_xpu = False
+
+    def is_pinned(self, device=None) -> bool:
+        return False
+
+    def pin_memory(self, device=None):
+        raise RuntimeError(_device.NO_ACCELERATOR)
+
     @property
     def is_cuda(self) -> bool:
         return False
