@@ -11,7 +11,7 @@ import builtins as _builtins
 
 from . import _dtype
 from . import _ops as _ops
-from ._device import device as device
+from ._device import device, layout, strided
 from ._dtype import (
     bool_ as bool,
 )
@@ -76,8 +76,6 @@ from ._ops.creation import (
 from ._storage import UntypedStorage
 from ._tensor import MODULE_FUNCTIONS as _MODULE_FUNCTIONS
 from ._tensor import Size, Tensor, contiguous_format, is_tensor, memory_format, preserve_format
-from ._tensor import layout as layout
-from ._tensor import strided as strided
 
 __version__ = "0.1.0"
 

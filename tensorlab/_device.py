@@ -119,6 +119,22 @@ def builtins_type_name(x) -> str:
 CPU = device("cpu")
 
 
+class layout:
+    """``tensorlab.strided``: how a tensor's elements are stored (tensorlab has only strided)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"tensorlab.{self.name}"
+
+    def __reduce__(self):
+        return self.name  # the module attribute of that name
+
+
+strided = layout("strided")
+
+
 def as_device(d) -> device:
     """A ``device=`` argument as a device object (a string, an int, or a device)."""
     if isinstance(d, device):

@@ -69,19 +69,6 @@ contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 
 
-class layout:
-    """``tensorlab.strided``: how a tensor's elements are stored (tensorlab has only strided)."""
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"tensorlab.{self.name}"
-
-
-strided = layout("strided")
-
-
 def _check_memory_format(fmt) -> None:
     if fmt is not None and fmt not in (contiguous_format, preserve_format):
         raise RuntimeError(
@@ -336,8 +323,8 @@ class Tensor(metaclass=_TensorMeta):
         return -1
 
     @property
-    def layout(self) -> layout:
-        return strided
+    def layout(self) -> _device.layout:
+        return _device.strided
 
     @property
     def is_cpu(self) -> bool:
@@ -509,16 +496,11 @@ class Tensor(metaclass=_TensorMeta):
     def to(self, *args, **kwargs) -> Tensor:
         """``to(dtype)``, ``to('cpu')``, ``to(other_tensor)``; returns ``self`` when nothing changes."""
         copy = kwargs.pop("copy", False)
-        fmt = kwargs.get("memory_format")
-        _check_memory_format(fmt)
         dtype = parse_to_args(args, kwargs, "to() got an unexpected keyword argument")
         dtype = self._dtype if dtype is None else D.to_dtype(dtype)
         if dtype is self._dtype and not copy:
-            return self  # PyTorch too ignores memory_format when nothing else changes
-        out = _cast(self, dtype)
-        if fmt is contiguous_format and not out.is_contiguous():
-            out = out._contiguous_copy()
-        return _record_copy(out, self, "ToCopyBackward0")
+            return self
+        return _record_copy(_cast(self, dtype), self, "ToCopyBackward0")
 
     def float(self):
         return self.to(D.float32)

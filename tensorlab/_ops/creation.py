@@ -16,9 +16,9 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
-from .._device import check_factory_device
+from .._device import check_factory_device, strided
 from .._storage import storage_over
-from .._tensor import Tensor, _as_shape, check_inplace, strided, tensor_method
+from .._tensor import Tensor, _as_shape, check_inplace, tensor_method
 from ..random import (  # noqa: F401  (re-exported: tensorlab's seeding API lives in random.py)
     Generator,
     _rng,
@@ -580,10 +580,21 @@ def empty(
     memory_format=None,
     **kw,
 ) -> Tensor:
-    """Like ``torch.empty``; tensorlab fills with zeros so notebooks stay reproducible."""
+    """Like ``torch.empty``; tensorlab fills with zeros so notebooks stay reproducible.
+    ``memory_format=channels_last`` lays a 4-d tensor out NHWC."""
     _options(device, layout, pin_memory)
-    _memory_format(memory_format)
-    return _filled("empty", size, _kw_size(kw, "empty"), 0, dtype, out, requires_grad)
+    if memory_format is None:
+        return _filled("empty", size, _kw_size(kw, "empty"), 0, dtype, out, requires_grad)
+    _format_strides("empty", (), memory_format, like=_NO_LIKE)  # the argument's type first
+    shape = _shape_arg(_size_arg(size, _kw_size(kw, "empty"), "empty"), "empty")
+    stride = _format_strides("empty", shape, memory_format)
+    d = _out_dtype("empty", dtype, out, D.get_default_dtype())
+    lo, hi = L.storage_span(shape, stride, 0)
+    from .._storage import new_storage
+
+    storage = new_storage(hi - lo, d.np)
+    storage._array[...] = 0
+    return _finish(_into_out("empty", Tensor(storage, shape, stride, 0, d), out), requires_grad)
 
 
 def _kw_size(kw: dict, name: str):
@@ -593,10 +604,41 @@ def _kw_size(kw: dict, name: str):
     return size
 
 
-def _memory_format(fmt) -> None:
-    from .._tensor import _check_memory_format
+_NO_LIKE = object()  # ``_format_strides(..., like=_NO_LIKE)``: only check the argument's type
 
-    _check_memory_format(fmt)
+
+def _format_strides(name: str, shape, fmt, like=None) -> tuple[int, ...]:
+    """Strides of a new tensor of ``shape`` in memory format ``fmt``: contiguous by default,
+    ``like``'s layout for ``preserve_format`` (``*_like``), NHWC / NDHWC for ``channels_last`` /
+    ``channels_last_3d`` (with PyTorch's rank check)."""
+    from .._tensor import memory_format, preserve_format
+
+    if fmt is not None and not isinstance(fmt, memory_format):
+        raise TypeError(
+            f"{name}(): argument 'memory_format' must be tensorlab.memory_format, not "
+            f"{type(fmt).__name__}"
+        )
+    if like is _NO_LIKE:
+        return ()
+    if fmt is None or fmt is preserve_format:
+        if like is not None:
+            return L.preserve_strides(like._shape, like._stride)
+        if fmt is preserve_format:
+            raise RuntimeError("unsupported memory format Preserve")
+        return L.contiguous_strides(shape)
+    if fmt.name in ("channels_last", "channels_last_3d"):
+        rank = 4 if fmt.name == "channels_last" else 5
+        if len(shape) != rank:
+            raise RuntimeError(f"required rank {rank} tensor to use {fmt.name} format")
+        # c10's get_channels_last_strides: channels innermost, then the spatial dims, batch
+        stride = [0] * rank
+        stride[1] = 1
+        stride[-1] = shape[1]
+        for d in range(rank - 2, 1, -1):
+            stride[d] = stride[d + 1] * shape[d + 1]
+        stride[0] = stride[2] * shape[2]
+        return tuple(stride)
+    return L.contiguous_strides(shape)
 
 
 def full(
@@ -639,14 +681,8 @@ def _like(input: Tensor, name: str, dtype, device, layout, pin_memory, memory_fo
             f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
         )
     _options(device, layout, pin_memory)
-    _memory_format(memory_format)
-    from .._tensor import contiguous_format
-
     d = input.dtype if dtype is None else D.to_dtype(dtype)
-    if memory_format is contiguous_format:
-        stride = L.contiguous_strides(input._shape)
-    else:
-        stride = L.preserve_strides(input._shape, input._stride)
+    stride = _format_strides(name, input._shape, memory_format, like=input)
     lo, hi = L.storage_span(input._shape, stride, 0)
     from .._storage import new_storage
 
