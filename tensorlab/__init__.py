@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 
-from . import _dtype
+from . import _device, _dtype
 from . import _ops as _ops
 from ._device import device, layout, strided
 from ._dtype import (
@@ -88,8 +88,13 @@ long = int64
 
 
 def get_default_device() -> device:
-    """tensorlab has one device: the cpu."""
-    return device("cpu")
+    """The device factory functions use without ``device=`` (tensorlab's only one: the cpu)."""
+    return _device.get_default_device()
+
+
+def set_default_device(device) -> None:
+    """Later factory calls without ``device=`` use ``device`` (``'cuda'`` then raises there)."""
+    _device.set_default_device(device)
 
 
 # Public classes show their public path (``<class 'tensorlab.Tensor'>``), as PyTorch's do.

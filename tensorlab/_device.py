@@ -79,9 +79,12 @@ class device:
         return (device, (self._type, self._index))
 
     def __enter__(self):
+        """``with device('cuda'):`` makes it the default of the factory functions inside."""
+        _CONTEXT.append(self)
         return self
 
     def __exit__(self, *exc):
+        _CONTEXT.pop()
         return False
 
 
@@ -146,10 +149,36 @@ def as_device(d) -> device:
     raise TypeError(f"expected a device (str or tensorlab.device), got {type(d).__name__}")
 
 
-def check_factory_device(d) -> None:
-    """``device=`` on a factory function (``zeros``, ``tensor``, ...): the cpu, or PyTorch's error."""
+_CONTEXT: list = []  # devices entered with ``with device(...)``, innermost last
+_DEFAULT: list = [None]  # set by ``set_default_device``
+
+
+def default_device():
+    """The device factory functions use when not given one (None: the cpu)."""
+    return _CONTEXT[-1] if _CONTEXT else _DEFAULT[0]
+
+
+def set_default_device(d) -> None:
+    """``tensorlab.set_default_device``: later factory calls without ``device=`` go there."""
+    _DEFAULT[0] = None if d is None else as_device(d)
+
+
+def get_default_device() -> device:
+    d = default_device()
     if d is None:
-        return
+        return CPU
+    check_factory_device(d)
+    return d
+
+
+def check_factory_device(d, use_default: bool = True) -> None:
+    """``device=`` on a factory function (``zeros``, ``tensor``, ...): the cpu, or PyTorch's error.
+    Without ``device=``, the default device (``set_default_device``, ``with device(...)``)
+    applies, except for ``*_like`` and ``new_*`` (``use_default=False``), as in PyTorch."""
+    if d is None:
+        d = default_device() if use_default else None
+        if d is None:
+            return
     kind = as_device(d).type
     if kind == "cpu":
         return

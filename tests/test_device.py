@@ -200,3 +200,67 @@ def test_module_to_device(cpu_torch):
         assert m.to("cpu") is m and m.to(lib.device("cpu")) is m
         with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
             m.to("cuda")
+
+
+DEFAULT_DEVICE_CASES = [
+    "lib.zeros(2)",
+    "lib.ones(2)",
+    "lib.empty(2).shape",
+    "lib.full((2,), 1.0)",
+    "lib.arange(3)",
+    "lib.linspace(0, 1, 3)",
+    "lib.eye(2)",
+    "lib.rand(2).shape",
+    "lib.randn(2).shape",
+    "lib.randint(3, (2,)).shape",
+    "lib.randperm(3).shape",
+    "lib.tensor([1, 2])",
+    "lib.as_tensor([1, 2])",
+    "lib.zeros_like(base)",
+    "lib.ones_like(base)",
+    "lib.rand_like(base).shape",
+    "base.new_zeros(2)",
+    "base.new_full((2,), 3.0)",
+    "base.new_tensor([1.0])",
+    "lib.from_numpy(np.zeros(2))",
+    "base * 2",
+]
+
+
+@pytest.mark.parametrize("where", ["with", "set_default_device"])
+@pytest.mark.parametrize("expr", DEFAULT_DEVICE_CASES)
+def test_default_device_applies_where_torch_applies_it(cpu_torch, expr, where):
+    """``with device('cuda'):`` / ``set_default_device('cuda')`` reach the factory functions
+    (which then raise on a CPU-only build) but not ``*_like``, ``new_*`` or ops on tensors."""
+    import numpy as np
+
+    def run(lib):
+        base = lib.ones(2)
+        env = {"lib": lib, "base": base, "np": np}
+        if where == "with":
+            with lib.device("cuda"):
+                return eval(expr, env)
+        lib.set_default_device("cuda")
+        try:
+            return eval(expr, env)
+        finally:
+            lib.set_default_device(None)
+
+    r_o, r_t = raises_same(lambda: run(tl), lambda: run(cpu_torch))
+    if isinstance(r_t, cpu_torch.Tensor):
+        assert_same(r_o, r_t)
+    elif r_t is not None:
+        assert tuple(r_o) == tuple(r_t)
+    assert str(tl.get_default_device()) == "cpu" == str(cpu_torch.get_default_device())
+
+
+def test_cpu_device_context_and_default(cpu_torch):
+    for lib in (tl, cpu_torch):
+        with lib.device("cpu"):
+            assert lib.zeros(1).device == lib.device("cpu")
+        lib.set_default_device("cpu")
+        assert lib.get_default_device() == lib.device("cpu")
+        lib.set_default_device(None)
+        with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+            with lib.device("cuda"):
+                lib.get_default_device()

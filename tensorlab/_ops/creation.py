@@ -38,13 +38,13 @@ _PIN = (
 )
 
 
-def _options(device=None, layout=None, pin_memory=False) -> None:
+def _options(device=None, layout=None, pin_memory=False, use_default=True) -> None:
     """The keywords every factory accepts: only what a CPU-only PyTorch build can do passes."""
     if layout is not None and layout is not strided:
         raise NotImplementedError(f"tensorlab has only the strided layout, got {layout!r}")
     if pin_memory:
         raise RuntimeError(_PIN)
-    check_factory_device(device)
+    check_factory_device(device, use_default)
 
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
@@ -680,7 +680,7 @@ def _like(input: Tensor, name: str, dtype, device, layout, pin_memory, memory_fo
         raise TypeError(
             f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
         )
-    _options(device, layout, pin_memory)
+    _options(device, layout, pin_memory, use_default=False)
     d = input.dtype if dtype is None else D.to_dtype(dtype)
     stride = _format_strides(name, input._shape, memory_format, like=input)
     lo, hi = L.storage_span(input._shape, stride, 0)
@@ -1087,7 +1087,7 @@ def new_zeros(
         *size,
         dtype=dtype or self.dtype,
         layout=layout,
-        device=device,
+        device=self.device if device is None else device,
         pin_memory=pin_memory,
         requires_grad=requires_grad,
         **_new_size(kw, size, "new_zeros"),
@@ -1102,7 +1102,7 @@ def new_ones(
         *size,
         dtype=dtype or self.dtype,
         layout=layout,
-        device=device,
+        device=self.device if device is None else device,
         pin_memory=pin_memory,
         requires_grad=requires_grad,
         **_new_size(kw, size, "new_ones"),
@@ -1117,7 +1117,7 @@ def new_empty(
         *size,
         dtype=dtype or self.dtype,
         layout=layout,
-        device=device,
+        device=self.device if device is None else device,
         pin_memory=pin_memory,
         requires_grad=requires_grad,
         **_new_size(kw, size, "new_empty"),
@@ -1150,7 +1150,7 @@ def new_full(
         fill_value,
         dtype=dtype or self.dtype,
         layout=layout,
-        device=device,
+        device=self.device if device is None else device,
         pin_memory=pin_memory,
         requires_grad=requires_grad,
     )
@@ -1161,7 +1161,7 @@ def new_tensor(
     self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
 ) -> Tensor:
     """``tensor(data)`` with ``self``'s dtype unless ``dtype=`` is given (a copy, always)."""
-    _options(device, layout, pin_memory)
+    _options(device, layout, pin_memory, use_default=False)
     d = _check_dtype_arg("new_tensor", dtype) or self.dtype
     if isinstance(data, Tensor):
         warnings.warn(
