@@ -1,7 +1,8 @@
 """``DataLoader``: batches of samples from a dataset, in order or shuffled (in this process).
 
 tensorlab loads in the calling process: ``num_workers`` is accepted (and checked as PyTorch
-checks it) but no worker processes are started, so results are the same, only not parallel.
+checks it) but no worker processes are started (so ``worker_init_fn`` is never called, as with
+``num_workers=0``): the batches are the same, only not loaded in parallel.
 """
 
 from __future__ import annotations
@@ -141,9 +142,6 @@ class DataLoader:
                 "pinned memory won't be used.",
                 stacklevel=2,
             )
-        if self.worker_init_fn is not None and self.num_workers > 0:
-            for worker_id in range(self.num_workers):
-                self.worker_init_fn(worker_id)
         if self._iterable:
             yield from self._iter_iterable()
             return
