@@ -1,8 +1,11 @@
-"""Making tensors: from data (``tensor``, ``from_numpy``), by shape (``zeros`` ...), ranges, random.
+"""Making tensors: from data (``tensor``, ``from_numpy``), by shape (``zeros`` ...), ranges, random,
+``Tensor.new_*``, and the legacy constructors (``Tensor(2, 3)``, ``FloatTensor([...])``).
 
 Every factory takes PyTorch's keywords: ``dtype``, ``device`` (the cpu; ``'cuda'`` raises what a
 CPU-only PyTorch raises), ``layout`` (``strided``), ``pin_memory`` (False), ``requires_grad``,
-``out`` where PyTorch has it, ``generator`` on the random ones, and ``size=`` for the shape.
+``out`` where PyTorch has it, ``generator`` on the random ones, ``memory_format`` on ``empty`` and
+``*_like``, and ``size=`` for the shape. Bad arguments raise PyTorch's argument-parser errors.
+The seeding API (``Generator``, ``manual_seed`` ...) lives in :mod:`tensorlab.random`.
 """
 
 from __future__ import annotations
@@ -194,10 +197,6 @@ def _is_number(x) -> bool:
     if isinstance(x, Tensor):
         return x.numel() == 1
     return isinstance(x, (builtins.int, builtins.float, builtins.bool, np.number, np.bool_))
-
-
-def _float_dtype(dtype) -> D.dtype:
-    return D.get_default_dtype() if dtype is None else D.to_dtype(dtype)
 
 
 def _tp_name(x) -> str:
