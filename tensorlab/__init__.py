@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import builtins as _builtins
 
-from . import _dtype
+from . import _device, _dtype
 from . import _ops as _ops
+from ._device import device, layout, strided
 from ._dtype import (
     bool_ as bool,
 )
@@ -32,7 +33,16 @@ from ._dtype import (
 )
 from ._ops.copies import cat, concat, concatenate, hstack, stack, vstack
 from ._ops.creation import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
     Generator,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
     arange,
     as_tensor,
     asarray,
@@ -43,6 +53,7 @@ from ._ops.creation import (
     from_numpy,
     full,
     full_like,
+    get_rng_state,
     initial_seed,
     linspace,
     manual_seed,
@@ -51,10 +62,14 @@ from ._ops.creation import (
     rand,
     rand_like,
     randint,
+    randint_like,
     randn,
     randn_like,
     randperm,
+    seed,
+    set_rng_state,
     tensor,
+    tensortype,
     zeros,
     zeros_like,
 )
@@ -70,6 +85,23 @@ double = float64
 short = int16
 int = int32
 long = int64
+
+
+def get_default_device() -> device:
+    """The device factory functions use without ``device=`` (tensorlab's only one: the cpu)."""
+    return _device.get_default_device()
+
+
+def set_default_device(device) -> None:
+    """Later factory calls without ``device=`` use ``device`` (``'cuda'`` then raises there)."""
+    _device.set_default_device(device)
+
+
+# Public classes show their public path (``<class 'tensorlab.Tensor'>``), as PyTorch's do.
+for _cls in (Tensor, Size, dtype, Generator, device, memory_format, layout, finfo, iinfo):
+    _cls.__module__ = "tensorlab"
+UntypedStorage.__module__ = "tensorlab"
+del _cls
 
 
 def result_type(tensor1, tensor2) -> dtype:
@@ -119,6 +151,10 @@ _LAZY = {
     "widgets": ("tensorlab.widgets", None),
     "grading": ("tensorlab.grading", None),
     "autograd": ("tensorlab.autograd", None),
+    "cuda": ("tensorlab.cuda", None),
+    "accelerator": ("tensorlab.accelerator", None),
+    "backends": ("tensorlab.backends", None),
+    "utils": ("tensorlab.utils", None),
     "explain_view": ("tensorlab.explain", "explain_view"),
     "explain_conv": ("tensorlab._explain_conv", "explain_conv"),
     "check": ("tensorlab.grading", "check"),

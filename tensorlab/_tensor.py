@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from . import _device
 from . import _dtype as D
 from . import _layout as L
 from ._dtype import SCALAR_NAME as _SCALAR_NAME
@@ -185,8 +186,23 @@ _NON_LEAF_GRAD = (
 )
 
 
-class Tensor:
-    """A strided view of a storage. Construct tensors with ``tensorlab.tensor`` & co., not directly."""
+class _TensorMeta(type):
+    """``type(tensorlab.Tensor)``, as PyTorch's ``torch._C._TensorMeta``: it lets
+    ``tensorlab.Tensor(2, 3)`` and ``tensorlab.Tensor([[1, 2]])`` be PyTorch's legacy constructor,
+    while the engine builds tensors from a storage and a layout."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls is Tensor and not (args and isinstance(args[0], UntypedStorage)):
+            from ._ops.creation import legacy_new
+
+            return legacy_new(D.get_default_dtype(), args, kwargs, "base")
+        return super().__call__(*args, **kwargs)
+
+
+class Tensor(metaclass=_TensorMeta):
+    """A strided view of a storage. ``tensorlab.Tensor(2, 3)`` / ``tensorlab.Tensor(data)`` are
+    PyTorch's legacy constructors; the engine itself calls ``Tensor(storage, shape, stride,
+    offset, dtype)``."""
 
     __array_priority__ = 1000  # so ``ndarray + Tensor`` defers to Tensor.__radd__
 
@@ -300,8 +316,27 @@ class Tensor:
         return self._dtype
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> _device.device:
+        return _device.CPU
+
+    def get_device(self) -> int:
+        return -1
+
+    @property
+    def layout(self) -> _device.layout:
+        return _device.strided
+
+    @property
+    def is_cpu(self) -> bool:
+        return True
+
+    is_meta = is_sparse = is_quantized = is_mps = is_xpu = False
+
+    def is_pinned(self, device=None) -> bool:
+        return False
+
+    def pin_memory(self, device=None):
+        raise RuntimeError(_device.NO_ACCELERATOR)
 
     @property
     def is_cuda(self) -> bool:
@@ -357,6 +392,8 @@ class Tensor:
             if key not in D._BY_LEGACY:
                 raise ValueError(f"invalid type: '{dtype}'")
             dtype = D._BY_LEGACY[key]
+        elif isinstance(getattr(dtype, "dtype", None), D.dtype) and isinstance(dtype, type):
+            dtype = dtype.dtype  # a legacy class: x.type(tensorlab.FloatTensor)
         return self.to(dtype)
 
     # ------------------------------------------------------------------ data, conversions
@@ -492,8 +529,12 @@ class Tensor:
     def bool(self):
         return self.to(D.bool_)
 
-    def cpu(self):
+    def cpu(self, memory_format=None):
         return self
+
+    def cuda(self, device=None, non_blocking: bool = False, memory_format=None):
+        """A CPU-only build has no GPU: PyTorch's ``AssertionError``."""
+        raise AssertionError(_device.NO_CUDA)
 
     # ------------------------------------------------------------------ autograd
     @property
@@ -595,6 +636,21 @@ class Tensor:
             return
         self.grad_fn._retained = weakref.ref(self)
         self._retains_grad = True
+
+    def register_hook(self, hook: Callable):
+        """Call ``hook(grad)`` each time the gradient of this tensor is computed by a backward
+        pass; a returned tensor replaces the gradient. Returns a handle whose ``remove()``
+        unregisters the hook."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        from .utils.hooks import RemovableHandle
+
+        fn = self.grad_fn
+        owner = self if fn is None else fn
+        hooks = owner.__dict__.setdefault("_backward_hooks" if fn is None else "_tensor_hooks", {})
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
 
     @property
     def _version(self) -> int:
@@ -962,22 +1018,91 @@ class Tensor:
             return tuple(self.narrow(d, 0, 0) for _ in range(chunks)) if size == 0 else ()
         return self.split(step, d)
 
+    # ------------------------------------------------------------------ in-place layout changes
+    def _take_layout_(self, view: Tensor, name: str) -> Tensor:
+        """Make ``view`` (a view op just applied to ``self``) ``self``'s own layout, in place; in
+        grad mode the view's node becomes ``self``'s ``grad_fn``, under PyTorch's ``name``."""
+        self._shape, self._stride, self._offset = view._shape, view._stride, view._offset
+        node = view._grad_fn
+        if node is not None:
+            node._name = name
+            _graph.attach(self, node)
+        return self
+
+    def unsqueeze_(self, dim: int) -> Tensor:
+        L.wrap_dim(dim, self.ndim + 1)
+        check_inplace(self)
+        return self._take_layout_(self.unsqueeze(dim), "UnsqueezeBackward1")
+
+    def squeeze_(self, dim=None) -> Tensor:
+        if dim is not None:
+            L.wrap_dims(dim if isinstance(dim, (tuple, list)) else (dim,), self.ndim)
+        check_inplace(self)
+        if dim is None:
+            name = "SqueezeBackward3"
+        else:
+            name = "SqueezeBackward5" if isinstance(dim, (tuple, list)) else "SqueezeBackward4"
+        return self._take_layout_(self.squeeze(dim), name)
+
+    def transpose_(self, dim0: int, dim1: int) -> Tensor:
+        L.wrap_dim(dim0, self.ndim)
+        L.wrap_dim(dim1, self.ndim)
+        check_inplace(self)
+        return self._take_layout_(self.transpose(dim0, dim1), "TransposeBackward1")
+
+    swapaxes_ = swapdims_ = transpose_
+
+    def t_(self) -> Tensor:
+        if self.ndim > 2:
+            raise RuntimeError(
+                f"t_() expects a tensor with <= 2 dimensions, but self is {self.ndim}D"
+            )
+        check_inplace(self)
+        return self._take_layout_(self.t(), "TBackward1")
+
+    def resize_(self, *sizes, memory_format=None) -> Tensor:
+        """New shape, contiguous strides, same storage (grown when too small: new elements are
+        uninitialised in PyTorch, zeros here). Refused for tensors that require grad."""
+        _check_memory_format(memory_format)
+        shape = _as_shape(sizes, "size", "resize_")
+        if any(s < 0 for s in shape):
+            raise RuntimeError("numel: integer multiplication overflow")
+        if self.requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        if shape == self._shape:
+            return self
+        needed = self._offset + L.numel(shape)
+        if needed > self._storage._array.size:
+            grown = new_storage(needed, self._dtype.np)
+            old = self._storage._array
+            grown._array[: old.size] = old
+            grown._array[old.size :] = 0
+            self._storage = grown
+        self._shape, self._stride = shape, L.contiguous_strides(shape)
+        self._vc[0] += 1
+        return self
+
+    def resize_as_(self, other: Tensor, memory_format=None) -> Tensor:
+        return self.resize_(other.shape, memory_format=memory_format)
+
 
 def parse_to_args(args, kwargs, unexpected: str):
     """The dtype asked for by ``to(dtype)`` / ``to('cpu')`` / ``to(tensor)`` / ``to(dtype=...)``
     (None if none); tensorlab has only the cpu device. Shared by ``Tensor.to`` and ``Module.to``."""
     dtype = kwargs.pop("dtype", None)
-    kwargs.pop("device", None)
+    _device.check_to_device(kwargs.pop("device", None))
     kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"{unexpected} '{next(iter(kwargs))}'")
     for a in args:
         if isinstance(a, Tensor):
             dtype = a.dtype
-        elif isinstance(a, str) or a is None:
-            if a not in (None, "cpu"):
-                raise RuntimeError(f"tensorlab only has the cpu device, got '{a}'")
-        else:
+        elif isinstance(a, (str, _device.device)) or (
+            isinstance(a, builtins.int) and not isinstance(a, builtins.bool)
+        ):
+            _device.check_to_device(a)
+        elif a is not None:
             dtype = D.to_dtype(a)
     return dtype
 

@@ -460,6 +460,7 @@ def run_backward(roots, *, retain_graph: bool, accumulate: bool = True, capture=
         node = ready.pop()
         grad = buffers.pop(node, None)
         if grad is not None:
+            grad = run_tensor_hooks(node, grad)
             if capture is not None and node in capture:
                 captured[capture[node]] = grad
             if node._retained is not None:
@@ -484,6 +485,41 @@ def run_backward(roots, *, retain_graph: bool, accumulate: bool = True, capture=
             if deps[nxt] == 0:
                 ready.append(nxt)
     return captured
+
+
+def run_tensor_hooks(node: Node, grad: np.ndarray) -> np.ndarray:
+    """The hooks ``Tensor.register_hook`` put on the tensor whose gradient reaches ``node`` (a
+    leaf's hooks live on the leaf, a result's on its grad_fn), in registration order: each sees
+    the gradient as a tensor and may return a replacement of the same size and dtype."""
+    if isinstance(node, AccumulateGrad):
+        hooks = node.variable.__dict__.get("_backward_hooks")
+    else:
+        hooks = node.__dict__.get("_tensor_hooks")
+    if not hooks:
+        return grad
+    from .. import _dtype as D
+    from .._tensor import Tensor
+
+    grad = np.asarray(grad)
+    dtype = D.from_numpy_dtype(grad.dtype)
+    for hook in list(hooks.values()):
+        g = Tensor._from_array(grad, dtype)
+        r = hook(g)
+        if r is None:
+            grad = g._np()  # the hook may have changed ``g`` in place
+            continue
+        name = getattr(hook, "__name__", repr(hook))
+        if not isinstance(r, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+        if r._shape != grad.shape:
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+        if r.dtype is not dtype:
+            raise RuntimeError(
+                f"hook '{name}' has changed the type of value (was tensorlab.{dtype._legacy} got "
+                f"tensorlab.{r.dtype._legacy})"
+            )
+        grad = np.array(r._np())
+    return grad
 
 
 def _wants(accumulate, variable) -> bool:

@@ -1,0 +1,37 @@
+"""``tensorlab.utils.data``: the part of ``torch.utils.data`` lesson code uses — datasets,
+samplers, ``DataLoader`` (batching, shuffling with a seeded generator) and ``random_split``."""
+
+from ._utils.collate import default_collate, default_convert
+from .dataloader import DataLoader
+from .dataset import (
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
+from .sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+)
+
+__all__ = [
+    "BatchSampler",
+    "ConcatDataset",
+    "DataLoader",
+    "Dataset",
+    "IterableDataset",
+    "RandomSampler",
+    "Sampler",
+    "SequentialSampler",
+    "Subset",
+    "SubsetRandomSampler",
+    "TensorDataset",
+    "default_collate",
+    "default_convert",
+    "random_split",
+]
