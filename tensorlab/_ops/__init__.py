@@ -1,3 +1,3 @@
 """Ops that attach themselves to ``Tensor`` (and to the ``tensorlab`` namespace) when imported."""
 
-from . import copies, creation, indexing, math, reduce, scatter_gather  # noqa: F401
+from . import copies, creation, indexing, math, reduce, scatter_gather, shape_ops  # noqa: F401
