@@ -4,49 +4,16 @@ grad_fn names, gradients (through strided views to the leaves), in-place forms a
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from helpers import assert_same, raises_same
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strided_inputs import grad_like, tensors
+from strided_inputs import grad_like, run_both, tensors
 
 import tensorlab as tl
 
 SETTINGS = settings(max_examples=40)
-
-
-def run_both(torch, fn, specs, *, grad=True, layout=True):
-    """``fn(lib, *inputs)`` in both libraries on the same strided inputs; compares the results,
-    their grad_fn names and the gradients that reach the leaves."""
-    ours_in = [s.build(tl, grad) for s in specs]
-    theirs_in = [s.build(torch, grad) for s in specs]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        theirs = fn(torch, *[v for v, _ in theirs_in])
-    ours = fn(tl, *[v for v, _ in ours_in])
-    assert_same(ours, theirs, layout=layout)
-    if not grad or theirs.grad_fn is None:
-        assert ours.grad_fn is None or not grad
-        return ours, theirs
-    assert ours.grad_fn is not None, theirs.grad_fn.name()
-    assert ours.grad_fn.name() == theirs.grad_fn.name()
-    g = grad_like(tuple(theirs.shape))
-    try:
-        theirs.backward(torch.from_numpy(g))
-    except RuntimeError as e:
-        # torch 2.13's own scatter formula fails when src is larger than index
-        assert "returned an invalid gradient" in str(e)
-        return ours, theirs
-    ours.backward(tl.tensor(g))
-    for (_, lo), (_, lt) in zip(ours_in, theirs_in):
-        if lt.grad is None:
-            assert lo.grad is None
-        else:
-            np.testing.assert_allclose(lo.grad._np(), lt.grad.numpy(), rtol=1e-5, atol=1e-5)
-    return ours, theirs
 
 
 def idx(lib, arr, dtype="int64"):

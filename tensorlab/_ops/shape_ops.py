@@ -214,6 +214,8 @@ def roll(input, shifts, dims=None) -> Tensor:
     """Shift the elements along ``dims`` cyclically (the flattened tensor when no ``dims``)."""
     input = _tensor(input, "roll")
     shifts, dims = _roll_args(input, shifts, dims)
+    if input.numel() == 0:  # PyTorch returns a clone (its layout kept)
+        return input.clone()
     return _fresh(_np_roll(input._np(), shifts, dims), input.dtype)
 
 
@@ -223,11 +225,11 @@ def _rot90_args(input: Tensor, k, dims):
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if input.ndim < 2:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
-    if dims[0] == dims[1] or builtins.abs(dims[0] - dims[1]) == input.ndim:
+    d0, d1 = L.wrap_dim(dims[0], input.ndim), L.wrap_dim(dims[1], input.ndim)
+    if d0 == d1:
         raise RuntimeError(
             f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}"
         )
-    d0, d1 = L.wrap_dim(dims[0], input.ndim), L.wrap_dim(dims[1], input.ndim)
     return builtins.int(k) % 4, d0, d1
 
 
@@ -266,6 +268,9 @@ def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = L.wrap_dim(dim, input.ndim)
+    if n == 0:  # PyTorch: zeros_like(input).copy_(input), prepend/append ignored
+        # (zeros_like keeps the memory order, as a clone does)
+        return input.detach().clone().zero_().copy_(input)
     parts = [p for p in (prepend, input, append) if p is not None]
     if len(parts) > 1:
         parts = [
@@ -313,7 +318,7 @@ def meshgrid(*tensors, indexing: str | None = None):
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(
-            f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}'
+            f'tensorlab.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}'
         )
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")

@@ -687,6 +687,12 @@ class CopyBackwards(Node):
     def __init__(self, x, src):
         super().__init__(_t(x), _t(src))
 
+    def name(self) -> str:
+        return "torch::autograd::CopyBackwards"  # PyTorch's name() (its class name is shorter)
+
+    def __repr__(self) -> str:
+        return f"<CopyBackwards object at {hex(id(self))}>"
+
     def backward(self, g):
         return (np.zeros_like(g), g)
 
