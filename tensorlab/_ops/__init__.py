@@ -1,3 +1,7 @@
 """Ops that attach themselves to ``Tensor`` (and to the ``tensorlab`` namespace) when imported."""
 
-from . import copies, creation, indexing, math, reduce  # noqa: F401
+from . import copies, creation, indexing, math, reduce, scatter_gather, shape_ops  # noqa: F401
+
+# isort: split
+# last: gives the ops imported above PyTorch's keyword forms
+from . import keywords  # noqa: F401

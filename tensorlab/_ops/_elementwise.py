@@ -207,8 +207,28 @@ def output_strides(shape: Sequence[int], inputs: Sequence) -> tuple[int, ...]:
     """Strides PyTorch's ``TensorIterator`` gives the result of an elementwise op on ``inputs``
     (Tensors or Python scalars, in argument order): see :func:`tensorlab._layout.iterator_strides`.
     """
-    operands = [(x._shape, x._stride) if isinstance(x, Tensor) else ((), ()) for x in inputs]
+    operands = [
+        (x._shape, x._stride)
+        if isinstance(x, Tensor)
+        else (tuple(x[0]), tuple(x[1]))
+        if isinstance(x, tuple)
+        else ((), ())
+        for x in inputs
+    ]
     return L.iterator_strides(shape, operands)
+
+
+def converted_layouts(operands: Sequence, common: D.dtype) -> list:
+    """The operands as ``TensorIterator`` sees them when it computes the output's strides: an
+    input of another dtype has first been converted with ``.to(common)``, which gives it the
+    strides of ``empty_like`` (memory order kept, gaps closed)."""
+    out = []
+    for x in operands:
+        if isinstance(x, Tensor) and x.dtype is not common and x._shape:
+            out.append((x._shape, like_strides(x)))
+        else:
+            out.append(x)
+    return out
 
 
 def like_strides(t: Tensor) -> tuple[int, ...]:
@@ -426,7 +446,9 @@ def _elementwise(
     result = result or common
     if out is not None:
         return write_into(out, values)
-    return new_tensor(values, result, shape, operands if layout_inputs is None else layout_inputs)
+    if layout_inputs is None:
+        layout_inputs = converted_layouts(operands, common)
+    return new_tensor(values, result, shape, layout_inputs)
 
 
 def _build(operands: Sequence, common: D.dtype | None, out: Tensor | None, *, cpp: bool = False):

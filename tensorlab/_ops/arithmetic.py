@@ -541,3 +541,46 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
     shape = L.broadcast_shapes(self._shape, src._shape)
     check_out_shape(self, shape)
     return write_into(self, cast_array(src._np(), self.dtype).copy())
+
+
+# ---------------------------------------------------------------------------------------------
+# atan2
+# ---------------------------------------------------------------------------------------------
+
+
+def _k_atan2(y, x):
+    if y.dtype == np.float32:
+        return np.arctan2(y.astype(np.float64), x.astype(np.float64)).astype(np.float32)
+    return np.arctan2(y, x)
+
+
+def _make_atan2(out, input, other, **kwargs):
+    from ..autograd.math_ops import Atan2Backward0
+
+    return Atan2Backward0(input, other)
+
+
+@tensor_method("atan2")
+@differentiable(_make_atan2, "atan2")
+@_public_out
+def atan2(input, other, *, out=None) -> Tensor:
+    """The angle of the point (``other``, ``input``): ``arctan(input / other)`` in the right
+    quadrant (integers give the default float dtype)."""
+    input = _operand(input, "atan2", "input", 1, scalar_ok=False)
+    other = _operand(other, "atan2", "other", 2, scalar_ok=False)
+    common = _common(input, other)
+    if not common.is_floating_point:
+        common = D.get_default_dtype()
+    shape = _build((input, other), common, out)
+    return _elementwise((input, other), common, _k_atan2, out=out, shape=shape)
+
+
+arctan2 = module_function("arctan2")(atan2)
+Tensor.arctan2 = atan2
+
+
+@tensor_method("atan2_", "arctan2_", function=False)
+@inplace_differentiable(same_as(atan2))
+def atan2_(self: Tensor, other) -> Tensor:
+    other = _operand(other, "atan2_", "other", 1, scalar_ok=False)
+    return atan2.__wrapped__(self, other, out=self)

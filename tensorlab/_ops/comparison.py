@@ -322,7 +322,11 @@ def nonzero(input, *, as_tuple: bool = False):
     input = _operand(input, "nonzero", "input", 1, scalar_ok=False)
     if as_tuple and input.ndim == 0:
         return nonzero(input.unsqueeze(0), as_tuple=True)
-    idx = np.argwhere(input._np()).astype(np.int64)
+    arr = input._np()
+    if arr.ndim == 0:  # numpy treats a 0-d array as 1-d here
+        idx = np.zeros((int(bool(arr)), 0), dtype=np.int64)
+    else:
+        idx = np.argwhere(arr).astype(np.int64)
     n = idx.shape[0]
     # PyTorch stores the (n, ndim) result column by column: strides (1, n)
     columns = Tensor._from_array(np.ascontiguousarray(idx.T), D.int64)

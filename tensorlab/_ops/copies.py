@@ -221,7 +221,7 @@ def stack(tensors, dim: int = 0) -> Tensor:
 
 
 def hstack(tensors) -> Tensor:
-    tensors = _tensors_arg(tensors, "hstack")
+    tensors = [t.reshape(1) if t.ndim == 0 else t for t in _tensors_arg(tensors, "hstack")]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 

@@ -43,6 +43,7 @@ def _as_method(fn):
 
     method.__name__ = method.__qualname__ = fn.__name__
     method.__doc__ = fn.__doc__
+    method.__wrapped__ = fn
     return method
 
 

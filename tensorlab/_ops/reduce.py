@@ -19,9 +19,10 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
-from .._tensor import MODULE_FUNCTIONS, Tensor, module_function, tensor_method
+from .._tensor import MODULE_FUNCTIONS, Tensor, check_inplace, module_function, tensor_method
 from ..autograd import formulas as AG
 from ..autograd.graph import differentiable
+from ..autograd.views import inplace_differentiable, same_as
 from ._elementwise import cast_array, fresh_contiguous, not_implemented, scalar_name
 from .comparison import maximum, minimum
 
@@ -739,3 +740,163 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
             input, p, list(range(input.ndim)) if dims is None else dims, keepdim, dtype
         )
     return _vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# cumulative ops: cumprod, cummax, cummin, logcumsumexp; logsumexp
+# ---------------------------------------------------------------------------------------------
+
+return_types.cummax = _return_type("cummax")
+return_types.cummin = _return_type("cummin")
+
+
+def _cum_dim(fname: str, input, dim) -> builtins.int:
+    if dim is _MISSING:
+        raise TypeError(f'{fname}() missing 1 required positional arguments: "dim"')
+    return L.wrap_dim(_int_dim(fname, dim), input.ndim)
+
+
+def _grad_cumprod(out, input, dim, **kwargs):
+    from ..autograd.math_ops import CumprodBackward0
+
+    return CumprodBackward0(input, L.wrap_dim(builtins.int(dim), builtins.max(input.ndim, 1)))
+
+
+@tensor_method("cumprod")
+@differentiable(_grad_cumprod, "cumprod")
+def cumprod(input, dim=_MISSING, *, dtype=None) -> Tensor:
+    """Running product along ``dim`` (integers and bools give int64, as ``cumsum``)."""
+    input = _check_tensor("cumprod", input)
+    d = _cum_dim("cumprod", input, dim)
+    out = _sum_dtype(input, dtype)
+    arr = cast_array(input._np(), out)
+    acc = np.float64 if out.is_floating_point and out is not D.float16 else _acc_np(out)
+    with np.errstate(all="ignore"):
+        values = arr.astype(acc) if input.ndim == 0 else np.cumprod(arr, axis=d, dtype=acc)
+    return _result(values, out)
+
+
+def _cum_inplace(op):
+    """``cumsum_``/``cumprod_``: the op's result written into self (recorded as the op)."""
+
+    @inplace_differentiable(same_as(op))
+    def method(self: Tensor, dim=_MISSING, *, dtype=None) -> Tensor:
+        from ._elementwise import check_cast, check_no_internal_overlap, write_into
+
+        result = op(self, dim, dtype=dtype)
+        check_inplace(self)
+        check_no_internal_overlap(self)
+        check_cast(result.dtype, self)
+        return write_into(self, result._np())
+
+    method.__name__ = method.__qualname__ = op.__name__ + "_"
+    return method
+
+
+Tensor.cumprod_ = _cum_inplace(cumprod)
+Tensor.cumsum_ = _cum_inplace(cumsum)
+
+
+def _cum_extreme(fname: str, input, dim):
+    input = _check_tensor(fname, input)
+    d = _cum_dim(fname, input, dim)
+    x = input._np()
+    if input.ndim == 0:
+        return (
+            _result(x.copy(), input.dtype),
+            _result(np.zeros((), np.int64), D.int64),
+        )
+    xm = np.moveaxis(x, d, -1)
+    values = np.empty_like(xm)
+    indices = np.zeros(xm.shape, dtype=np.int64)
+    if xm.shape[-1] and xm.size:
+        cur, idx = xm[..., 0].copy(), np.zeros(xm.shape[:-1], dtype=np.int64)
+        values[..., 0], indices[..., 0] = cur, idx
+        better = np.greater_equal if fname == "cummax" else np.less_equal
+        for i in range(1, xm.shape[-1]):
+            v = xm[..., i]
+            take = better(v, cur)
+            if xm.dtype.kind == "f":  # a nan wins, and stays
+                take = np.isnan(v) | (~np.isnan(cur) & take)
+            cur = np.where(take, v, cur)
+            idx = np.where(take, i, idx)
+            values[..., i], indices[..., i] = cur, idx
+    return (
+        _result(np.moveaxis(values, -1, d), input.dtype),
+        _result(np.moveaxis(indices, -1, d), D.int64),
+    )
+
+
+def _grad_cum_extreme(name: str):
+    def make(out, input, dim, **kwargs):
+        from ..autograd.math_ops import CumExtremeBackward
+
+        d = L.wrap_dim(builtins.int(dim), builtins.max(input.ndim, 1))
+        return CumExtremeBackward(name, input, out[1]._np().copy(), d)
+
+    return make
+
+
+@tensor_method("cummax")
+@differentiable(_grad_cum_extreme("CummaxBackward0"), "cummax")
+def cummax(input, dim=_MISSING):
+    """Running maximum along ``dim`` and where it was found (ties: the latest; nan propagates)."""
+    return return_types.cummax(*_cum_extreme("cummax", input, dim))
+
+
+@tensor_method("cummin")
+@differentiable(_grad_cum_extreme("CumminBackward0"), "cummin")
+def cummin(input, dim=_MISSING):
+    """Running minimum along ``dim`` and where it was found (ties: the latest; nan propagates)."""
+    return return_types.cummin(*_cum_extreme("cummin", input, dim))
+
+
+def _grad_logcumsumexp(out, input, dim, **kwargs):
+    from ..autograd.math_ops import LogcumsumexpBackward0
+
+    return LogcumsumexpBackward0(
+        input, out, L.wrap_dim(builtins.int(dim), builtins.max(input.ndim, 1))
+    )
+
+
+@tensor_method("logcumsumexp")
+@differentiable(_grad_logcumsumexp, "logcumsumexp")
+def logcumsumexp(input, dim=_MISSING) -> Tensor:
+    """``log(cumsum(exp(input)))`` along ``dim``, computed stably (floating point only)."""
+    input = _check_tensor("logcumsumexp", input)
+    d = _cum_dim("logcumsumexp", input, dim)
+    if not input.dtype.is_floating_point:
+        raise not_implemented("logcumsumexp_out_cpu", input.dtype)
+    x = input._np().astype(np.float64)
+    with np.errstate(all="ignore"):
+        values = x if input.ndim == 0 else np.logaddexp.accumulate(x, axis=d)
+    return _result(values, input.dtype)
+
+
+def _grad_logsumexp(out, input, dim, keepdim=False, **kwargs):
+    from ..autograd.math_ops import LogsumexpBackward0
+
+    return LogsumexpBackward0(input, out, _reduce_dims("logsumexp", input, dim), keepdim)
+
+
+@tensor_method("logsumexp")
+@differentiable(_grad_logsumexp, "logsumexp")
+def logsumexp(input, dim=_MISSING, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(input), dim))`` computed stably; integers give the default float dtype."""
+    input = _check_tensor("logsumexp", input)
+    if dim is _MISSING:
+        raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
+    dims = _reduce_dims("logsumexp", input, dim)
+    out = input.dtype if input.dtype.is_floating_point else D.get_default_dtype()
+    x = cast_array(input._np(), out).astype(np.float64)
+    if not dims and input.ndim:
+        return _result(x, out)
+    with np.errstate(all="ignore"):
+        if x.size:
+            m = _np_reduce(np.max, input, x, dims, True)
+            m = np.where(np.isfinite(m), m, 0)
+        else:
+            m = np.zeros(_shape_after(input, dims, True))
+        s = _np_reduce(np.sum, input, np.exp(x - m), dims, True)
+        values = (np.log(s) + m).reshape(_shape_after(input, dims, keepdim))
+    return _result(values, out)

@@ -4,6 +4,7 @@ rounding and the float predicates."""
 from __future__ import annotations
 
 import builtins
+import math as _pymath
 from collections.abc import Callable
 
 import numpy as np
@@ -170,6 +171,50 @@ cos = _unary("cos", np.cos, to_float=True, f32_kernel=_via_double(np.cos))
 tan = _unary("tan", np.tan, to_float=True, f32_kernel=_via_double(np.tan))
 tanh = _unary("tanh", np.tanh, to_float=True, f32_kernel=_via_double(np.tanh))
 sigmoid = _unary("sigmoid", _sigmoid, to_float=True, f32_kernel=_sigmoid32)
+_erf64 = np.vectorize(_pymath.erf, otypes=[np.float64])
+_erfc64 = np.vectorize(_pymath.erfc, otypes=[np.float64])
+
+
+def _erf(x):
+    return _erf64(x).astype(x.dtype) if x.size else x.copy()
+
+
+def _erfc(x):
+    return _erfc64(x).astype(x.dtype) if x.size else x.copy()
+
+
+def _float_unary(fname: str, kernel: Kernel):
+    """A transcendental: ints give the default float dtype; float32 is computed in float64 and
+    rounded once (within an ulp of PyTorch's SLEEF kernels)."""
+    return _unary(fname, kernel, to_float=True, f32_kernel=_via_double(kernel))
+
+
+asin = _float_unary("asin", np.arcsin)
+acos = _float_unary("acos", np.arccos)
+atan = _float_unary("atan", np.arctan)
+sinh = _float_unary("sinh", np.sinh)
+cosh = _float_unary("cosh", np.cosh)
+asinh = _float_unary("asinh", np.arcsinh)
+acosh = _float_unary("acosh", np.arccosh)
+atanh = _float_unary("atanh", np.arctanh)
+exp2 = _float_unary("exp2", np.exp2)
+expm1 = _float_unary("expm1", np.expm1)
+log1p = _float_unary("log1p", np.log1p)
+erf = _float_unary("erf", _erf)
+erfc = _float_unary("erfc", _erfc)
+
+# numpy-style names PyTorch also accepts (functions, methods and in-place methods)
+for _alias, _op in (
+    ("arcsin", asin),
+    ("arccos", acos),
+    ("arctan", atan),
+    ("arcsinh", asinh),
+    ("arccosh", acosh),
+    ("arctanh", atanh),
+):
+    module_function(_alias)(_op)
+    setattr(Tensor, _alias, _op)
+    setattr(Tensor, _alias + "_", getattr(Tensor, _op.__name__ + "_"))
 reciprocal = _unary("reciprocal", lambda x: 1 / x, to_float=True)
 relu = _unary(
     "relu",

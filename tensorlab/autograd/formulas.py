@@ -251,6 +251,17 @@ UNARY_FROM_INPUT = {
     "sin": lambda g, x: g * np.cos(x),
     "cos": lambda g, x: g * -np.sin(x),
     "abs": lambda g, x: g * np.sign(x),
+    "asin": lambda g, x: g / np.sqrt(1 - x * x),
+    "acos": lambda g, x: -g / np.sqrt(1 - x * x),
+    "atan": lambda g, x: g / (1 + x * x),
+    "sinh": lambda g, x: g * np.cosh(x),
+    "cosh": lambda g, x: g * np.sinh(x),
+    "asinh": lambda g, x: g / np.sqrt(x * x + 1),
+    "acosh": lambda g, x: g / np.sqrt(x * x - 1),
+    "atanh": lambda g, x: g / (1 - x * x),
+    "log1p": lambda g, x: g / (x + 1),
+    "erf": lambda g, x: g * (2 / math.sqrt(math.pi)) * np.exp(-(x * x)),
+    "erfc": lambda g, x: g * (-2 / math.sqrt(math.pi)) * np.exp(-(x * x)),
 }
 UNARY_FROM_RESULT = {
     "exp": lambda g, r: g * r,
@@ -260,8 +271,11 @@ UNARY_FROM_RESULT = {
     "tanh": lambda g, r: g * (1 - r * r),
     "sigmoid": lambda g, r: g * ((1 - r) * r),
     "reciprocal": lambda g, r: -g * (r * r),
+    "exp2": lambda g, r: g * r * _LN2,
+    "expm1": lambda g, r: g * (r + 1),
     "relu": lambda g, r: np.where(r > 0, g, 0),
 }
+UNARY_NAMES = {"log1p": "Log1PBackward0"}
 UNARY_ZERO = ("sign", "floor", "ceil", "trunc", "round")
 
 
@@ -270,7 +284,7 @@ class UnaryBackward(Node):
 
     def __init__(self, op: str, x, out):
         super().__init__(_t(x))
-        self._name = op.capitalize() + "Backward0"
+        self._name = UNARY_NAMES.get(op, op.capitalize() + "Backward0")
         self.op = op
         if op in UNARY_FROM_INPUT:
             self.saved = self.save(x)
@@ -672,6 +686,12 @@ class CopyBackwards(Node):
 
     def __init__(self, x, src):
         super().__init__(_t(x), _t(src))
+
+    def name(self) -> str:
+        return "torch::autograd::CopyBackwards"  # PyTorch's name() (its class name is shorter)
+
+    def __repr__(self) -> str:
+        return f"<CopyBackwards object at {hex(id(self))}>"
 
     def backward(self, g):
         return (np.zeros_like(g), g)
