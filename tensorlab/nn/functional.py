@@ -796,3 +796,26 @@ __all__ += [
     "softmax",
     "tanh",
 ]
+
+from ._functional.loss import (  # noqa: E402
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+)
+from ._functional.normalization import batch_norm  # noqa: E402
+from ._functional.upsampling import interpolate, upsample  # noqa: E402
+
+__all__ += [
+    "batch_norm",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "cross_entropy",
+    "interpolate",
+    "l1_loss",
+    "mse_loss",
+    "nll_loss",
+    "upsample",
+]

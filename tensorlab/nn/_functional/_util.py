@@ -14,7 +14,9 @@ from ...autograd.graph import attach
 
 def wrap(arr: np.ndarray, dtype: D.dtype) -> Tensor:
     """A fresh contiguous tensor over ``arr`` (not copied when already contiguous and of dtype)."""
-    arr = np.ascontiguousarray(arr, dtype=dtype.np)
+    arr = np.asarray(arr, dtype=dtype.np)
+    if not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr)  # (ascontiguousarray alone makes 0-d arrays 1-d)
     shape = arr.shape
     return Tensor(UntypedStorage(arr.reshape(-1)), shape, L.contiguous_strides(shape), 0, dtype)
 

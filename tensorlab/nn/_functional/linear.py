@@ -75,7 +75,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     out = _addmm(x2, weight, bias)
     shape = (*input.shape[:-1], weight.shape[0])
     if input.ndim == 1:
-        return out.view(shape) if bias is not None else out.squeeze(0)
+        if bias is not None:
+            return out.view(shape)
+        out = out.squeeze(0)
+        if out.grad_fn is not None:
+            out.grad_fn._name = "SqueezeBackward4"  # torch squeezes a dims list here
+        return out
     if bias is None and needs_record(input, weight):
         return out._unsafe_view(shape)
     return out.view(shape)
