@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import require_torch
 
 import tensorlab as tl
-from helpers import require_torch
 
 
 def lenet(nn):
