@@ -100,7 +100,7 @@ def _finish(arr: np.ndarray, x: Tensor, dtype: D.dtype | None = None) -> Tensor:
     if x.ndim == 3:
         arr = arr[0]
     dtype = dtype or x.dtype
-    if x.ndim == 4 and x.shape[1] > 1:
+    if x.ndim == 4:
         from .. import functional as F
 
         if F._suggest_memory_format(x) == "cl":
@@ -239,8 +239,9 @@ def _single(value, fname: str, what: str) -> int | None:
         vals = tuple(value)
         if len(vals) != 1:
             raise RuntimeError(
-                f"{fname}() {what} must be an int, list of ints or tuple of ints of size 1 but "
-                f"got size {len(vals)}"
+                f"{fname}() {what} must be {'None, ' if what == 'stride' else ''}an int, list of "
+                f"ints{',' if what == 'stride' else ''} or tuple of ints of size 1 but got size "
+                f"{len(vals)}"
             )
         return int(vals[0])
     return int(value)
@@ -255,16 +256,22 @@ def max_pool1d(
     ceil_mode: bool = False,
     return_indices: bool = False,
 ):
-    """``max_pool2d`` over the last dim of a (N, C, L) or (C, L) input (``SqueezeBackward1``)."""
+    """``max_pool2d`` over the last dim of a (N, C, L) or (C, L) input (``SqueezeBackward1``).
+
+    As in torch, ``return_indices=True`` runs ``max_pool1d_with_indices`` (2-d checks and
+    messages) and the plain call runs ``max_pool1d``'s own checks first."""
     check_tensor(input, "max_pool1d")
+    if stride is None or (isinstance(stride, (list, tuple)) and not stride):
+        stride = kernel_size
+    if return_indices:
+        return _max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     if input.ndim not in (2, 3):
         raise RuntimeError(
             "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
             f"for input, but got:[{', '.join(str(s) for s in input.shape)}]"
         )
     k = _single(kernel_size, "max_pool1d", "kernel_size")
-    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else None
-    s = _single(stride, "max_pool1d", "stride") if s is None else s
+    s = _single(stride, "max_pool1d", "stride")
     p = _single(padding, "max_pool1d", "padding")
     d = _single(dilation, "max_pool1d", "dilation")
     if k <= 0:
@@ -283,11 +290,33 @@ def max_pool1d(
     lout = pooling_output_shape(input.shape[-1], k, p, s, d, ceil_mode)
     if lout <= 0:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {lout}")
-    out, idx = max_pool2d_with_indices(
-        input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode
-    )
-    out, idx = out.squeeze(-2), idx.squeeze(-2)
-    return (out, idx) if return_indices else out
+    out, _ = max_pool2d_with_indices(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode)
+    return out.squeeze(-2)
+
+
+def _check1d(fname: str, arg: str, value) -> int:
+    if isinstance(value, collections.abc.Iterable):
+        vals = tuple(value)
+        if len(vals) != 1:
+            raise RuntimeError(
+                f"{fname}() argument '{arg}' should contain one int (got {len(vals)})"
+            )
+        return int(vals[0])
+    return int(value)
+
+
+def _max_pool1d_with_indices(x, kernel_size, stride, padding, dilation, ceil_mode):
+    if x.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {x.ndim}-dimensional tensor for argument #1 "
+            "'self' (while checking arguments for max_pool1d)"
+        )
+    k = _check1d("max_pool1d", "kernel_size", kernel_size)
+    s = _check1d("max_pool1d", "stride", stride)
+    p = _check1d("max_pool1d", "padding", padding)
+    d = _check1d("max_pool1d", "dilation", dilation)
+    out, idx = max_pool2d_with_indices(x.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode)
+    return out.squeeze(-2), idx.squeeze(-2)
 
 
 # ---------------------------------------------------------------------------- average pooling
