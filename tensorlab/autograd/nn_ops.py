@@ -141,6 +141,7 @@ class NllLossBackward0(Node):
         self._name = name
         self.target = target_idx  # numpy int array, input's layout with the class axis removed
         self.weights = weights  # numpy per-sample weight (0 where ignored)
+        self.valid = valid  # numpy bool: the target is not ignore_index
         self.reduction = reduction
         self.total_weight = total_weight
         self.shape = tuple(x.shape)
@@ -148,13 +149,16 @@ class NllLossBackward0(Node):
     def backward(self, g):
         dt = g.dtype
         w = self.weights
+        keep = self.valid
         if self.reduction == "none":
+            g = g.reshape(w.shape)
             coef = -(g * w)
         elif self.reduction == "sum":
             coef = -(g * w)
         else:
-            tw = self.total_weight
-            coef = -(g * w) / tw if tw != 0 else np.full_like(w, np.nan) * g
+            with np.errstate(divide="ignore", invalid="ignore"):
+                coef = w * -(g / np.asarray(self.total_weight, dtype=dt))
+        coef = np.where(keep, coef, 0)
         out = np.zeros(self.shape, dtype=dt)
         if len(self.shape) == 1:
             out[self.target] = coef
@@ -237,7 +241,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         gt = None
         if self.needs_grad(1):
             if self.pw is not None:
-                gt = -(np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)) * (pw - 1) - x
+                gt = (np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)) * (pw - 1) - x
                 gt = gt * g
             else:
                 gt = -x * g

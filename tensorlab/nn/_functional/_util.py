@@ -51,3 +51,20 @@ def compute_dtype(dt: D.dtype) -> np.dtype:
 def fmt_size(shape) -> str:
     """How torch prints a ``torch.Size`` (tensorlab prints its own as ``tensorlab.Size``)."""
     return "tensorlab.Size([" + ", ".join(str(s) for s in shape) + "])"
+
+
+def wrap_elementwise(arr: np.ndarray, dtype: D.dtype, *inputs) -> Tensor:
+    """The result of an elementwise op on ``inputs``, laid out as torch's TensorIterator lays it
+    (a transposed input gives a transposed result)."""
+    from ..._ops.math import new_tensor
+
+    return new_tensor(arr, dtype, np.shape(arr), inputs)
+
+
+def wrap_memory_format(arr: np.ndarray, dtype: D.dtype, like: Tensor) -> Tensor:
+    """Contiguous, or channels last when ``like`` is (``suggest_memory_format``)."""
+    from .. import functional as F
+
+    if like.ndim == 4 and arr.ndim == 4 and F._suggest_memory_format(like) == "cl":
+        return F._adopt(arr, dtype, "cl")
+    return wrap(arr, dtype)

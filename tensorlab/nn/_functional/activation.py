@@ -12,7 +12,7 @@ from ... import _dtype as D
 from ... import _layout as L
 from ..._tensor import Tensor
 from ...autograd import nn_ops as N
-from ._util import check_tensor, compute_dtype, record, wrap
+from ._util import check_tensor, compute_dtype, record, wrap, wrap_elementwise
 
 _erf_scalar = np.frompyfunc(math.erf, 1, 1)
 
@@ -50,7 +50,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
         check_inplace(input)
         x[...] = res
         return input
-    out = wrap(res, input.dtype)
+    out = wrap_elementwise(res, input.dtype, input)
     return record(out, lambda: N.LeakyReluBackward0(input, negative_slope), input)
 
 
@@ -72,7 +72,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
         check_inplace(input)
         x[...] = res
         return input
-    out = wrap(res, input.dtype)
+    out = wrap_elementwise(res, input.dtype, input)
     return record(out, lambda: N.EluBackward0(input, alpha), input)
 
 
@@ -87,7 +87,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
         res = 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
     else:
         res = 0.5 * x * (1 + erf(x / math.sqrt(2)))
-    out = wrap(res, input.dtype)
+    out = wrap_elementwise(res, input.dtype, input)
     return record(out, lambda: N.GeluBackward0(input, approximate), input)
 
 

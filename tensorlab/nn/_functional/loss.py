@@ -12,7 +12,7 @@ from ... import _dtype as D
 from ... import _layout as L
 from ..._tensor import Tensor
 from ...autograd import nn_ops as N
-from ._util import check_tensor, fmt_size, record, wrap
+from ._util import check_tensor, fmt_size, record, wrap, wrap_elementwise
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -89,19 +89,28 @@ def _nll_loss_nd(x: Tensor, target: Tensor, weight, reduction: str, ignore_index
                 f"{_shape_str(target.shape)})"
             )
         name = "NllLossBackward0"
+    elif x.ndim == 4:
+        if target.ndim != 3:
+            raise RuntimeError(
+                "only batches of spatial targets supported (3D tensors) but got targets of "
+                f"dimension: {target.ndim}"
+            )
+        if (x.shape[0], x.shape[2], x.shape[3]) != tuple(target.shape):
+            raise RuntimeError(
+                f"size mismatch (got input: {_shape_str(x.shape)} , target: "
+                f"{_shape_str(target.shape)}"
+            )
+        name = "NllLoss2DBackward0"
     else:
         expected = (x.shape[0], *x.shape[2:])
-        if tuple(target.shape) != expected:
-            if x.ndim == 4:
-                raise RuntimeError(
-                    "size mismatch (got input: "
-                    f"{_shape_str(x.shape)} , target: {_shape_str(target.shape)}"
-                )
-            raise ValueError(
+        if tuple(target.shape[1:]) != tuple(x.shape[2:]):
+            raise RuntimeError(
                 f"Expected target size {_shape_str(expected)}, got {_shape_str(target.shape)}"
             )
         name = "NllLoss2DBackward0"
     n_classes = x.shape[-1] if x.ndim == 1 else x.shape[1]
+    if weight is not None and x.ndim > 2 and weight.numel() != n_classes:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
     if weight is not None and (weight.ndim != 1 or weight.numel() != n_classes):
         raise RuntimeError(
             f"weight tensor should be defined either for all {n_classes} classes or no classes "
@@ -138,12 +147,16 @@ def _nll_loss_nd(x: Tensor, target: Tensor, weight, reduction: str, ignore_index
         with np.errstate(invalid="ignore", divide="ignore"):
             res = np.asarray(losses.sum(dtype=np.float64) / total_weight, dtype=arr.dtype)
         total_weight = float(total_weight)
+    view_back = reduction == "none" and x.ndim > 2 and x.ndim != 4
+    if view_back:  # torch runs nll_loss2d on an (N, C, 1, -1) view and views the result back
+        res = res.reshape(res.shape[0], -1)
     out = wrap(res, x.dtype)
-    return record(
+    out = record(
         out,
         lambda: N.NllLossBackward0(name, x, safe, w, keep, reduction, total_weight),
         x,
     )
+    return out.view(tuple(target.shape)) if view_back else out
 
 
 def cross_entropy(
@@ -232,7 +245,10 @@ def _cross_entropy_smoothing(x, target, weight, reduction, ignore_index, ls, cla
         smooth = -(logp * _expand_weight(weight, x.ndim, class_dim)).sum(class_dim)
     else:
         smooth = -logp.sum(class_dim)
-    smooth = smooth * wrap((~ignore).astype(x.dtype.np), x.dtype)
+    if ignore.any():  # masked_fill_: the ignored entries get exactly 0 (and no gradient)
+        from ..._ops.math import where
+
+        smooth = where(wrap(ignore, D.bool_), wrap(np.zeros((), x.dtype.np), x.dtype), smooth)
     if reduction == "mean":
         if weight is not None:
             picked = weight._np()[target._np()[~ignore].ravel()]
@@ -280,8 +296,10 @@ def mse_loss(
     check_tensor(input, "mse_loss")
     check_tensor(target, "mse_loss", "target", 2)
     _warn_size(input, target)
-    reduction = _reduction(reduction, size_average, reduce)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
     x, t = _broadcast(input, target)
+    reduction = _reduction(reduction)
     if weight is not None:
         return _weighted(((x - t) ** 2) * weight, reduction)
     if x.dtype is not t.dtype or not x.dtype.is_floating_point:
@@ -293,6 +311,8 @@ def mse_loss(
     sq = np.square(a - b)
     if reduction == "none":
         res = sq
+        out = wrap_elementwise(res, x.dtype, x, t)
+        return record(out, lambda: N.MseLossBackward0(x, t, reduction), x, t)
     elif reduction == "sum":
         res = np.asarray(sq.sum(), dtype=a.dtype)
     else:
@@ -321,8 +341,10 @@ def l1_loss(
     check_tensor(input, "l1_loss")
     check_tensor(target, "l1_loss", "target", 2)
     _warn_size(input, target)
-    reduction = _reduction(reduction, size_average, reduce)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
     x, t = _broadcast(input, target)
+    reduction = _reduction(reduction)
     loss = (x - t).abs()
     if weight is not None:
         loss = loss * weight
@@ -368,7 +390,7 @@ def binary_cross_entropy(
         loss = loss * weight._np()
     loss = loss.astype(x.dtype)
     res = _reduce_np(loss, reduction)
-    out = wrap(res, input.dtype)
+    out = wrap_elementwise(res, input.dtype, *((input, target) if res.ndim else ()))
     return record(
         out,
         lambda: N.BinaryCrossEntropyBackward0(input, target, weight, reduction),
@@ -426,7 +448,7 @@ def binary_cross_entropy_with_logits(
         loss = loss * weight._np()
     loss = loss.astype(x.dtype)
     res = _reduce_np(loss, reduction)
-    out = wrap(res, input.dtype)
+    out = wrap_elementwise(res, input.dtype, *((input, target) if res.ndim else ()))
     return record(
         out,
         lambda: N.BinaryCrossEntropyWithLogitsBackward0(

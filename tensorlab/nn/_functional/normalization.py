@@ -7,7 +7,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd import nn_ops as N
-from ._util import check_tensor, fmt_size, record, wrap
+from ._util import check_tensor, fmt_size, record, wrap_memory_format
 
 
 def _verify_batch_size(size) -> None:
@@ -74,7 +74,7 @@ def batch_norm(
     alpha = (invstd.astype(dt) * w).astype(dt)
     beta = (b - mean.astype(dt) * alpha).astype(dt)
     res = x.astype(dt, copy=False) * alpha.reshape(shape) + beta.reshape(shape)
-    out = wrap(res, input.dtype)
+    out = wrap_memory_format(res, input.dtype, input)
     xhat = None
 
     def node():

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd import pooling as P
-from ._util import check_tensor, record, wrap
+from ._util import check_tensor, record, wrap_memory_format
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 
@@ -164,7 +164,7 @@ def interpolate(
         ]
         name = "UpsampleLinear1DBackward0" if dim == 1 else "UpsampleBilinear2DBackward0"
     res = _apply_maps(x._np(), maps, ct)
-    out = wrap(res.astype(x.dtype.np), x.dtype)
+    out = wrap_memory_format(res.astype(x.dtype.np), x.dtype, x)
     return record(out, lambda: P.UpsampleBackward(name, x, maps), x)
 
 
