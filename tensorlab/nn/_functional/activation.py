@@ -115,10 +115,14 @@ def _softmax_common(input, dim, dtype, name: str, log: bool) -> Tensor:
     if dim is None:
         dim = _get_softmax_dim(name, input.ndim, stacklevel=4)
     x = input if dtype is None else input.to(dtype)
-    if not x.dtype.is_floating_point:
-        kernel = "log_softmax_lastdim_kernel_impl" if log else "softmax_lastdim_kernel_impl"
-        raise RuntimeError(f"\"{kernel}\" not implemented for '{D.SCALAR_NAME[x.dtype.name]}'")
     d = L.wrap_dim(dim, x.ndim) if x.ndim else 0
+    if not x.dtype.is_floating_point:
+        kernel = ("log_" if log else "") + (
+            "softmax_lastdim_kernel_impl" if d == x.ndim - 1 else "softmax_kernel_impl"
+        )
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{D.SCALAR_NAME[x.dtype.name]}'"
+        )
     arr = x._np()
     ct = compute_dtype(x.dtype)
     a = arr.astype(ct, copy=False)

@@ -71,6 +71,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         )
     if input.ndim == 2:
         return _addmm(input, weight, bias)
+    if bias is not None and not input.is_contiguous():
+        # torch: matmul(input, weight.t()), then the bias is added (AddBackward0)
+        return linear(input, weight) + bias
     x2 = input.reshape(rows, k) if input.ndim > 1 else input.unsqueeze(0)
     out = _addmm(x2, weight, bias)
     shape = (*input.shape[:-1], weight.shape[0])

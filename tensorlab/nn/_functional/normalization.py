@@ -42,10 +42,10 @@ def batch_norm(
         )
     c = input.shape[1]
     for name, t in (
-        ("weight", weight),
-        ("bias", bias),
         ("running_mean", running_mean),
         ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
     ):
         if t is not None and t.numel() != c:
             raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")

@@ -151,6 +151,17 @@ def interpolate(
     in_sizes = list(input.shape[2:])
     if output_size is None:
         output_size = [int(math.floor(in_sizes[i] * scale_factors[i])) for i in range(dim)]
+    if any(s <= 0 for s in in_sizes) or any(s <= 0 for s in output_size):
+        if dim == 1:
+            raise RuntimeError(
+                "Input and output sizes should be greater than 0, but got input "
+                f"(W: {in_sizes[0]}) and output (W: {output_size[0]})"
+            )
+        raise RuntimeError(
+            "Input and output sizes should be greater than 0, but got input "
+            f"(H: {in_sizes[0]}, W: {in_sizes[1]}) output (H: {output_size[0]}, "
+            f"W: {output_size[1]})"
+        )
     scales = scale_factors or [None] * dim
     x = input
     ct = np.dtype(np.float32) if x.dtype.np == np.float16 else x.dtype.np

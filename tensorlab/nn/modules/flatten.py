@@ -27,22 +27,22 @@ class Unflatten(Module):
 
     def __init__(self, dim, unflattened_size) -> None:
         super().__init__()
-        if isinstance(dim, int):
-            if not isinstance(unflattened_size, (tuple, list)):
-                raise TypeError(
-                    "unflattened_size must be tuple of ints, but found type "
-                    f"{type(unflattened_size).__name__}"
-                )
-            for idx, elem in enumerate(unflattened_size):
+        self._require_tuple_int(unflattened_size)
+        self.dim = dim
+        self.unflattened_size = unflattened_size
+
+    def _require_tuple_int(self, input) -> None:
+        if isinstance(input, (tuple, list)):
+            for idx, elem in enumerate(input):
                 if not isinstance(elem, int):
                     raise TypeError(
                         "unflattened_size must be tuple of ints, "
                         + f"but found element of type {type(elem).__name__} at pos {idx}"
                     )
-        else:
-            raise TypeError(f"invalid argument type for dim parameter, {type(dim).__name__}")
-        self.dim = dim
-        self.unflattened_size = unflattened_size
+            return
+        raise TypeError(
+            f"unflattened_size must be a tuple of ints, but found type {type(input).__name__}"
+        )
 
     def forward(self, input):
         return input.unflatten(self.dim, self.unflattened_size)
