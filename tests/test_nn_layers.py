@@ -448,8 +448,10 @@ def test_module_errors_match_torch(torch):
         "nn.Unflatten(1, 3)",
     ]:
         raises_same(
-            lambda: eval(call, {"m": nn.Linear(2, 3), "lib": tl, "nn": nn}),
-            lambda: eval(call, {"m": torch.nn.Linear(2, 3), "lib": torch, "nn": torch.nn}),
+            lambda call=call: eval(call, {"m": nn.Linear(2, 3), "lib": tl, "nn": nn}),
+            lambda call=call: eval(
+                call, {"m": torch.nn.Linear(2, 3), "lib": torch, "nn": torch.nn}
+            ),
         )
 
 
@@ -585,6 +587,6 @@ def test_init_errors_match_torch(torch):
         "init.calculate_gain('leaky_relu', 'x')",
     ]:
         raises_same(
-            lambda: eval(call, {"init": nn.init, "lib": tl}),
-            lambda: eval(call, {"init": torch.nn.init, "lib": torch}),
+            lambda call=call: eval(call, {"init": nn.init, "lib": tl}),
+            lambda call=call: eval(call, {"init": torch.nn.init, "lib": torch}),
         )
