@@ -26,6 +26,7 @@ class LRScheduler:
     ``optimizer.step()``); ``get_last_lr()`` is what it last set."""
 
     _get_lr_called_within_step: bool = False
+    _is_initial: bool = False
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
@@ -68,7 +69,11 @@ class LRScheduler:
 
     def _initial_step(self) -> None:
         self._step_count = 0
-        self.step()
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def state_dict(self) -> dict[str, Any]:
         return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
