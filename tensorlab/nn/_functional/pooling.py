@@ -186,6 +186,10 @@ def max_pool2d_with_indices(
 
 
 def _max_pool_kernel(arr, k, s, p, d, oh, ow):
+    """Max of each window and its flat index (torch's rule: the first maximum in row-major
+    order; a NaN wins, the last NaN; all -inf: the first in-bounds position)."""
+    if arr.dtype.kind == "f" and arr.size and not np.isnan(arr).any():
+        return _max_pool_kernel_fast(arr, k, s, p, d, oh, ow)
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = k, s, p, d
     n, c, h, w = arr.shape
     floating = arr.dtype.kind == "f"
@@ -193,8 +197,14 @@ def _max_pool_kernel(arr, k, s, p, d, oh, ow):
     hn = (oh - 1) * sh + (kh - 1) * dh + 1
     wn = (ow - 1) * sw + (kw - 1) * dw + 1
     xp = _padded(arr, ph, pw, hn, wn, lowest)
+    # the first in-bounds position of each window: torch's index when nothing beats -inf
+    r = np.arange(oh) * sh - ph
+    c0 = np.arange(ow) * sw - pw
+    rows0 = np.where(r < 0, r + (-r + dh - 1) // dh * dh, r)
+    cols0 = np.where(c0 < 0, c0 + (-c0 + dw - 1) // dw * dw, c0)
     best = np.full((n, c, oh, ow), lowest, dtype=arr.dtype)
-    tap = np.full((n, c, oh, ow), -1, dtype=np.int64)
+    idx = np.empty((n, c, oh, ow), dtype=np.int64)
+    idx[...] = rows0[:, None] * w + cols0[None, :]
     m = np.empty((n, c, oh, ow), dtype=bool)
     for a in range(kh):
         for b in range(kw):
@@ -203,18 +213,32 @@ def _max_pool_kernel(arr, k, s, p, d, oh, ow):
             if floating:
                 m |= np.isnan(v)
             np.copyto(best, v, where=m)
-            np.copyto(tap, a * kw + b, where=m)
-    # the first in-bounds position of each window (torch's initial index)
-    rows0 = np.arange(oh) * sh - ph
-    rows0 = np.where(rows0 < 0, rows0 + (-rows0 + dh - 1) // dh * dh, rows0)
-    cols0 = np.arange(ow) * sw - pw
-    cols0 = np.where(cols0 < 0, cols0 + (-cols0 + dw - 1) // dw * dw, cols0)
-    first = rows0[:, None] * w + cols0[None, :]
-    found = tap >= 0
-    a, b = np.divmod(np.maximum(tap, 0), kw)
-    rows = (np.arange(oh) * sh - ph)[:, None] + a * dh
-    cols = (np.arange(ow) * sw - pw)[None, :] + b * dw
-    idx = np.where(found, rows * w + cols, first)
+            # where this tap reads, as a flat index into the unpadded H*W plane
+            np.copyto(idx, (r[:, None] + a * dh) * w + (c0[None, :] + b * dw), where=m)
+    return best, idx
+
+
+def _max_pool_kernel_fast(arr, k, s, p, d, oh, ow):
+    """NaN-free floats, branch-free: the maxima by ``fmax`` over the taps (the padding is NaN,
+    which ``fmax`` skips), then, going through the taps backwards, the index of each tap equal
+    to its window's maximum (so the first such tap wins; a NaN pad never equals)."""
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = k, s, p, d
+    n, c, h, w = arr.shape
+    hn = (oh - 1) * sh + (kh - 1) * dh + 1
+    wn = (ow - 1) * sw + (kw - 1) * dw + 1
+    xp = _padded(arr, ph, pw, hn, wn, np.nan)
+    taps = [(a, b) for a in range(kh) for b in range(kw)]
+    best = np.full((n, c, oh, ow), -np.inf, dtype=arr.dtype)
+    for a, b in taps:
+        np.fmax(best, _tap(xp, a, b, oh, ow, sh, sw, dh, dw), out=best)
+    r = np.arange(oh) * sh - ph
+    c0 = np.arange(ow) * sw - pw
+    idx = np.zeros((n, c, oh, ow), dtype=np.int64)
+    eq = np.empty((n, c, oh, ow), dtype=bool)
+    for a, b in reversed(taps):
+        np.equal(_tap(xp, a, b, oh, ow, sh, sw, dh, dw), best, out=eq)
+        here = (r[:, None] + a * dh) * w + (c0[None, :] + b * dw)
+        idx += eq * (here - idx)
     return best, idx
 
 
