@@ -167,3 +167,17 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         mask = keep.astype(input.dtype.np) * np.asarray(1 / (1 - p), dtype=input.dtype.np)
     m = wrap(mask, input.dtype)
     return input.mul_(m) if inplace else input.mul(m)
+
+
+def torch_softmax(input: Tensor, dim=None, dtype=None) -> Tensor:
+    """``tensorlab.softmax(input, dim, dtype=None)``: ``dim`` is required (torch.softmax)."""
+    if dim is None:
+        raise TypeError('softmax() missing 1 required positional arguments: "dim"')
+    return _softmax_common(input, dim, dtype, "softmax", log=False)
+
+
+def torch_log_softmax(input: Tensor, dim=None, dtype=None) -> Tensor:
+    """``tensorlab.log_softmax(input, dim, dtype=None)``: ``dim`` is required."""
+    if dim is None:
+        raise TypeError('log_softmax() missing 1 required positional arguments: "dim"')
+    return _softmax_common(input, dim, dtype, "log_softmax", log=True)
