@@ -590,3 +590,27 @@ def test_init_errors_match_torch(torch):
             lambda call=call: eval(call, {"init": nn.init, "lib": tl}),
             lambda call=call: eval(call, {"init": torch.nn.init, "lib": torch}),
         )
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        "F.max_pool2d(x, 2)",
+        "F.avg_pool2d(x, 2)",
+        "F.adaptive_avg_pool2d(x, 3)",
+        "F.adaptive_max_pool2d(x, 3)",
+        "F.cross_entropy(x.flatten(1), lib.zeros(2).long())",
+        "F.batch_norm(x, None, None, training=True)",
+        "F.interpolate(x, scale_factor=2)",
+        "F.linear(x, x[0, 0])",
+        "F.log_softmax(x, 1)",
+    ],
+)
+def test_second_backward_without_retain_graph_like_torch(torch, op):
+    def run(lib, functional):
+        x = lib.ones(2, 2, 4, 4, requires_grad=True)
+        y = eval(op, {"F": functional, "x": x, "lib": lib}).sum()
+        y.backward()
+        return y.backward
+
+    raises_same(run(tl, F), run(torch, torch.nn.functional))

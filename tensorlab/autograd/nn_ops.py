@@ -139,17 +139,16 @@ class NllLossBackward0(Node):
     def __init__(self, name, x, target_idx, weights, valid, reduction, total_weight):
         super().__init__(_t(x))
         self._name = name
-        self.target = target_idx  # numpy int array, input's layout with the class axis removed
-        self.weights = weights  # numpy per-sample weight (0 where ignored)
-        self.valid = valid  # numpy bool: the target is not ignore_index
+        # numpy: the target (class axis removed), each sample's weight (0 where ignored), and
+        # whether it is not ignore_index; saved like torch's target (freed after backward)
+        self._saved_target = self.save((target_idx, weights, valid))
         self.reduction = reduction
         self.total_weight = total_weight
         self.shape = tuple(x.shape)
 
     def backward(self, g):
+        self.target, w, keep = self._saved_target.unpack()
         dt = g.dtype
-        w = self.weights
-        keep = self.valid
         if self.reduction == "none":
             g = g.reshape(w.shape)
             coef = -(g * w)
@@ -263,12 +262,13 @@ class NativeBatchNormBackward0(Node):
 
     def __init__(self, x, weight, bias, xhat, invstd, training: bool):
         super().__init__(_t(x), _t(weight), _t(bias))
-        self.xhat, self.invstd, self.training = xhat, invstd, training
+        self._stats = self.save((xhat, invstd))  # freed after backward, like torch's
+        self.training = training
         self.has_weight = weight is not None
         self.w = self.save(weight) if weight is not None else None
 
     def backward(self, g):
-        xhat, invstd = self.xhat, self.invstd  # invstd shaped to broadcast (1, C, 1, ...)
+        xhat, invstd = self._stats.unpack()  # invstd shaped to broadcast (1, C, 1, ...)
         axes = (0,) + tuple(range(2, g.ndim))
         ct = xhat.dtype
         g = g.astype(ct, copy=False)

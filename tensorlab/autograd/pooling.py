@@ -36,11 +36,13 @@ class MaxPool2DWithIndicesBackward0(Node):
         super().__init__(_t(x))
         if name is not None:
             self._name = name
-        self.idx = idx  # int64 numpy array (N, C, oh, ow), kept by the node (torch saves it)
+        # int64 numpy array (N, C, oh, ow): saved like torch's indices (freed after backward)
+        self._idx = self.save(idx)
         self.geometry = geometry
         self.in_shape = tuple(x.shape)
 
     def backward(self, g):
+        self.idx = self._idx.unpack()
         g = np.asarray(g)
         if self.geometry is not None:
             (kh, kw), (sh, sw), _, (dh, dw) = self.geometry
@@ -63,8 +65,10 @@ class AvgPool2DBackward0(Node):
         super().__init__(_t(x))
         self.div, self.geometry = div, geometry
         self.in_shape = tuple(x.shape)
+        self._x = self.save(x)  # torch saves the input (a second backward then fails alike)
 
     def backward(self, g):
+        self._x.unpack()
         (kh, kw), (sh, sw), (ph, pw) = self.geometry
         g4 = g if g.ndim == 4 else g[None]
         n, c, oh, ow = g4.shape
@@ -88,8 +92,10 @@ class AdaptiveAvgPool2DBackward0(Node):
         super().__init__(_t(x))
         self.bounds = bounds
         self.in_shape = tuple(x.shape)
+        self._x = self.save(x)  # torch saves the input (a second backward then fails alike)
 
     def backward(self, g):
+        self._x.unpack()
         hs, he, ws, we = self.bounds
         g4 = g if g.ndim == 4 else g[None]
         n, c, oh, ow = g4.shape
@@ -107,14 +113,15 @@ class MaxUnpool2DBackward0(Node):
 
     def __init__(self, x, idx):
         super().__init__(_t(x))
-        self.idx = idx
+        self._idx = self.save(idx)
         self.in_shape = tuple(x.shape)
 
     def backward(self, g):
+        idx = self._idx.unpack()
         g4 = g if g.ndim == 4 else g[None]
         n, c = g4.shape[:2]
         flat = g4.reshape(n * c, -1)
-        picked = np.take_along_axis(flat, self.idx.reshape(n * c, -1), axis=1)
+        picked = np.take_along_axis(flat, idx.reshape(n * c, -1), axis=1)
         return (picked.reshape(self.in_shape),)
 
 
