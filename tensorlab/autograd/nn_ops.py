@@ -119,8 +119,10 @@ class AddmmBackward0(Node):
 
     def backward(self, g):
         k = 1 if self.has_bias else 0
-        gx = g @ self.w.unpack() if self.needs_grad(k) else None
-        gw = g.T @ self.x.unpack() if self.needs_grad(k + 1) else None
+        from ..nn._blas import matmul  # one BLAS thread for small products
+
+        gx = matmul(g, self.w.unpack()) if self.needs_grad(k) else None
+        gw = matmul(g.T, self.x.unpack()) if self.needs_grad(k + 1) else None
         if not self.has_bias:
             return (gx, gw)
         gb = g.sum(axis=0) if self.needs_grad(0) else None

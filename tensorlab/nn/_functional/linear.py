@@ -7,6 +7,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._tensor import Tensor
 from ...autograd import nn_ops as N
+from .._blas import matmul
 from ._util import check_tensor, needs_record, record, wrap
 
 _C_NAME = {
@@ -25,7 +26,7 @@ _C_NAME = {
 def _addmm(x2: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
     """``bias + x2 @ weight.T`` for 2-d ``x2``, recorded as one node."""
     a, w = x2._np(), weight._np()
-    res = a @ w.T
+    res = matmul(a, w.T)  # one BLAS thread for small products (see nn/_blas.py)
     if bias is not None:
         res += bias._np()
     out = wrap(res, x2.dtype)
