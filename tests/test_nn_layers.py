@@ -200,7 +200,7 @@ def test_dropout_train_and_eval(torch):
 # ---------------------------------------------------------------------------- batch norm
 
 
-@settings(max_examples=40)
+@settings(max_examples=25)
 @given(
     shape=st.sampled_from([(4, 3), (2, 3, 5), (2, 3, 4, 4), (3, 2, 1, 2)]),
     affine=st.booleans(),
