@@ -55,6 +55,12 @@ shapes = st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple)
             ("gelu", {"approximate": "tanh"}),
             ("sigmoid", {}),
             ("tanh", {}),
+            ("silu", {}),
+            ("softplus", {}),
+            ("softplus", {"beta": 2.0, "threshold": 1.0}),
+            ("hardtanh", {}),
+            ("hardtanh", {"min_val": -0.5, "max_val": 2.0}),
+            ("relu6", {}),
         ]
     ),
     layout=layouts,
@@ -99,6 +105,7 @@ def test_softmax_implicit_dim_warns_like_torch(torch):
     "call",
     [
         "gelu(x, approximate='x')",
+        "hardtanh(x, 2, 1)",
         "softmax(x.long(), 0)",
         "softmax(x, 5)",
         "dropout(x, 1.5)",
@@ -367,6 +374,10 @@ def test_padding_flatten_and_activation_modules(torch):
         ("Tanh", ()),
         ("Softmax", (1,)),
         ("LogSoftmax", (-1,)),
+        ("SiLU", ()),
+        ("Softplus", (2, 10)),
+        ("Hardtanh", (-2, 3)),
+        ("ReLU6", ()),
     ]
     for name, args in cases:
         m_ours, m_theirs = getattr(nn, name)(*args), getattr(torch.nn, name)(*args)
@@ -387,7 +398,14 @@ def test_padding_flatten_and_activation_modules(torch):
 
 
 def test_inplace_activation_modules(torch):
-    for name, args in [("ReLU", (True,)), ("LeakyReLU", (0.1, True)), ("ELU", (1.0, True))]:
+    for name, args in [
+        ("ReLU", (True,)),
+        ("LeakyReLU", (0.1, True)),
+        ("ELU", (1.0, True)),
+        ("SiLU", (True,)),
+        ("ReLU6", (True,)),
+        ("Hardtanh", (-0.5, 0.5, True)),
+    ]:
         a, b = make_pair(torch, (3, 4), "contiguous", 0, requires_grad=False)
         m_ours, m_theirs = getattr(nn, name)(*args), getattr(torch.nn, name)(*args)
         assert repr(m_ours) == repr(m_theirs)

@@ -290,3 +290,45 @@ class NativeBatchNormBackward0(Node):
             gw if self.needs_grad(1) else None,
             gb if self.needs_grad(2) else None,
         )
+
+
+class SiluBackward0(Node):
+    """``silu``: d/dx x*s(x) = s(x) (1 + x (1 - s(x)))."""
+
+    def __init__(self, x):
+        super().__init__(_t(x))
+        self.x = self.save(x)
+
+    def backward(self, g):
+        x = self.x.unpack()
+        with np.errstate(over="ignore"):
+            s = 1 / (1 + np.exp(-x))
+        return (g * (s * (1 + x * (1 - s))),)
+
+
+class SoftplusBackward0(Node):
+    """``softplus``: sigmoid(beta x), or 1 where beta x > threshold (the linear part)."""
+
+    def __init__(self, x, beta, threshold):
+        super().__init__(_t(x))
+        self.x, self.beta, self.threshold = self.save(x), beta, threshold
+
+    def backward(self, g):
+        x = self.x.unpack()
+        bx = x * np.asarray(self.beta, dtype=x.dtype)
+        with np.errstate(over="ignore"):
+            z = np.exp(bx)
+            d = np.where(bx > self.threshold, 1, z / (z + 1))
+        return ((g * d).astype(g.dtype),)
+
+
+class HardtanhBackward0(Node):
+    """``hardtanh`` / ``relu6``: the gradient passes where min_val < x < max_val."""
+
+    def __init__(self, x, lo, hi):
+        super().__init__(_t(x))
+        self.x, self.lo, self.hi = self.save(x), lo, hi
+
+    def backward(self, g):
+        x = self.x.unpack()
+        return (np.where((x > self.lo) & (x < self.hi), g, 0).astype(g.dtype),)

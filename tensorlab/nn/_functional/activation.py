@@ -181,3 +181,56 @@ def torch_log_softmax(input: Tensor, dim=None, dtype=None) -> Tensor:
     if dim is None:
         raise TypeError('log_softmax() missing 1 required positional arguments: "dim"')
     return _softmax_common(input, dim, dtype, "log_softmax", log=True)
+
+
+def _elementwise_result(input: Tensor, res, inplace: bool, make_node) -> Tensor:
+    if inplace:
+        from ..._tensor import check_inplace
+
+        check_inplace(input)
+        input._np()[...] = res
+        return input
+    out = wrap_elementwise(res, input.dtype, input)
+    return record(out, make_node, input)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * sigmoid(x)`` (``SiluBackward0``)."""
+    check_tensor(input, "silu")
+    _float_input(input, "silu")
+    x = input._np()
+    with np.errstate(over="ignore"):
+        res = x / (1 + np.exp(-x))
+    return _elementwise_result(input, res, inplace, lambda: N.SiluBackward0(input))
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + exp(beta x)) / beta``, and ``x`` where ``beta x > threshold``."""
+    check_tensor(input, "softplus")
+    _float_input(input, "softplus")
+    x = input._np()
+    bx = x * np.asarray(beta, dtype=x.dtype)
+    with np.errstate(over="ignore"):
+        res = np.where(bx > threshold, x, np.log1p(np.exp(bx)) / np.asarray(beta, dtype=x.dtype))
+    return _elementwise_result(
+        input, res.astype(x.dtype), False, lambda: N.SoftplusBackward0(input, beta, threshold)
+    )
+
+
+def hardtanh(
+    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+) -> Tensor:
+    """``clamp(x, min_val, max_val)`` (``HardtanhBackward0``)."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    check_tensor(input, "hardtanh")
+    x = input._np()
+    res = np.clip(x, np.asarray(min_val).astype(x.dtype), np.asarray(max_val).astype(x.dtype))
+    return _elementwise_result(
+        input, res, inplace, lambda: N.HardtanhBackward0(input, min_val, max_val)
+    )
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``hardtanh(x, 0, 6)``."""
+    return hardtanh(input, 0.0, 6.0, inplace)

@@ -5,7 +5,20 @@ from .conv import Conv1d, Conv2d
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Module", "Sequential"]
-from .activation import ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .activation import (
+    ELU,
+    GELU,
+    Hardtanh,
+    LeakyReLU,
+    LogSoftmax,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Tanh,
+)
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList
 from .dropout import Dropout
@@ -54,6 +67,7 @@ __all__ += [
     "ELU",
     "Flatten",
     "GELU",
+    "Hardtanh",
     "Identity",
     "L1Loss",
     "LazyLinear",
@@ -69,12 +83,15 @@ __all__ += [
     "ModuleList",
     "NLLLoss",
     "ReLU",
+    "ReLU6",
     "ReflectionPad1d",
     "ReflectionPad2d",
     "ReplicationPad1d",
     "ReplicationPad2d",
+    "SiLU",
     "Sigmoid",
     "Softmax",
+    "Softplus",
     "Tanh",
     "Unflatten",
     "Upsample",
