@@ -163,6 +163,8 @@ _LAZY = {
     "enable_grad": ("tensorlab.autograd", "enable_grad"),
     "is_grad_enabled": ("tensorlab.autograd", "is_grad_enabled"),
     "set_grad_enabled": ("tensorlab.autograd", "set_grad_enabled"),
+    "softmax": ("tensorlab.nn._functional.activation", "torch_softmax"),
+    "log_softmax": ("tensorlab.nn._functional.activation", "torch_log_softmax"),
 }
 
 

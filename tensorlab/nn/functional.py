@@ -742,3 +742,88 @@ def _copy_along(out: np.ndarray, d: int, dst, src) -> None:
         dst_i = tuple(index)
         index[d] = s0c + j
         out[dst_i] = out[tuple(index)]
+
+
+# ---------------------------------------------------------------------------- layers (nn)
+# activations, linear, pooling, normalization, losses and upsampling live in nn/_functional/
+# (one file per family, as in torch/nn/functional.py's sections); their names are public here.
+
+from ._functional.activation import (  # noqa: E402
+    dropout,
+    elu,
+    gelu,
+    hardtanh,
+    leaky_relu,
+    leaky_relu_,
+    log_softmax,
+    relu,
+    relu6,
+    relu_,
+    sigmoid,
+    silu,
+    softmax,
+    softplus,
+    tanh,
+)
+from ._functional.linear import linear, one_hot  # noqa: E402
+from ._functional.pooling import (  # noqa: E402
+    adaptive_avg_pool2d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    max_pool1d,
+    max_pool2d,
+    max_pool2d_with_indices,
+    max_unpool2d,
+)
+
+__all__ += [
+    "adaptive_avg_pool2d",
+    "adaptive_max_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "dropout",
+    "elu",
+    "gelu",
+    "hardtanh",
+    "relu6",
+    "silu",
+    "softplus",
+    "leaky_relu",
+    "leaky_relu_",
+    "linear",
+    "log_softmax",
+    "max_pool1d",
+    "max_pool2d",
+    "max_pool2d_with_indices",
+    "max_unpool2d",
+    "one_hot",
+    "relu",
+    "relu_",
+    "sigmoid",
+    "softmax",
+    "tanh",
+]
+
+from ._functional.loss import (  # noqa: E402
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+)
+from ._functional.normalization import batch_norm  # noqa: E402
+from ._functional.upsampling import interpolate, upsample  # noqa: E402
+
+__all__ += [
+    "batch_norm",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "cross_entropy",
+    "interpolate",
+    "l1_loss",
+    "mse_loss",
+    "nll_loss",
+    "upsample",
+]

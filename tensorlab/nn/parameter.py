@@ -51,3 +51,30 @@ class Parameter(Tensor):
 
 def _rebuild_parameter(data: Tensor, requires_grad: bool) -> Parameter:
     return Parameter(data, requires_grad)
+
+
+class UninitializedParameter(Parameter):
+    """A parameter with no shape yet (of a lazy layer): ``materialize(shape)`` gives it one and
+    turns it into a plain ``Parameter``."""
+
+    cls_to_become = Parameter
+
+    def __init__(self, requires_grad: bool = True, device=None, dtype=None):
+        from .. import _dtype as D
+        from .._ops.creation import empty
+
+        self._factory_dtype = D.get_default_dtype() if dtype is None else D.to_dtype(dtype)
+        super().__init__(empty(0, dtype=self._factory_dtype), requires_grad)
+
+    def materialize(self, shape, device=None, dtype=None) -> None:
+        from .. import _dtype as D
+        from .._ops.creation import empty
+
+        dtype = self._factory_dtype if dtype is None else D.to_dtype(dtype)
+        self.data = empty(tuple(shape), dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    def __repr__(self) -> str:
+        return "<UninitializedParameter>"
+
+    __str__ = __repr__

@@ -5,3 +5,96 @@ from .conv import Conv1d, Conv2d
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Module", "Sequential"]
+from .activation import (
+    ELU,
+    GELU,
+    Hardtanh,
+    LeakyReLU,
+    LogSoftmax,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Tanh,
+)
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .container import ModuleDict, ModuleList
+from .dropout import Dropout
+from .flatten import Flatten, Unflatten
+from .lazy import LazyModuleMixin
+from .linear import Identity, LazyLinear, Linear
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .padding import (
+    CircularPad1d,
+    CircularPad2d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ZeroPad1d,
+    ZeroPad2d,
+)
+from .pooling import (
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+    MaxUnpool2d,
+)
+from .upsampling import Upsample
+
+__all__ += [
+    "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool2d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "CircularPad1d",
+    "CircularPad2d",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "CrossEntropyLoss",
+    "Dropout",
+    "ELU",
+    "Flatten",
+    "GELU",
+    "Hardtanh",
+    "Identity",
+    "L1Loss",
+    "LazyLinear",
+    "LazyModuleMixin",
+    "LeakyReLU",
+    "Linear",
+    "LogSoftmax",
+    "MSELoss",
+    "MaxPool1d",
+    "MaxPool2d",
+    "MaxUnpool2d",
+    "ModuleDict",
+    "ModuleList",
+    "NLLLoss",
+    "ReLU",
+    "ReLU6",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "SiLU",
+    "Sigmoid",
+    "Softmax",
+    "Softplus",
+    "Tanh",
+    "Unflatten",
+    "Upsample",
+    "ZeroPad1d",
+    "ZeroPad2d",
+]

@@ -1,0 +1,209 @@
+"""``tensorlab.nn.init``: fill a tensor in place, without recording gradients (``torch/nn/init.py``).
+
+The random fills draw from tensorlab's seeded generator (``tensorlab.manual_seed``): they follow
+torch's distributions and bounds, not its exact numbers. ``dirac_`` builds the identity
+convolution kernel: a conv whose weight is ``dirac_``-filled copies its input channels.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor
+
+__all__ = [
+    "calculate_gain",
+    "constant_",
+    "dirac_",
+    "eye_",
+    "kaiming_normal_",
+    "kaiming_uniform_",
+    "normal_",
+    "ones_",
+    "trunc_normal_",
+    "uniform_",
+    "xavier_normal_",
+    "xavier_uniform_",
+    "zeros_",
+]
+
+
+def _rng(generator):
+    from .._ops.creation import _rng as rng
+
+    return rng(generator)
+
+
+def _write(tensor: Tensor, values) -> Tensor:
+    """Write ``values`` into ``tensor``'s memory (no autograd; the version counter moves)."""
+    arr = tensor._np()
+    arr[...] = values
+    tensor._vc[0] += 1
+    return tensor
+
+
+def calculate_gain(nonlinearity, param=None) -> float:
+    """The recommended gain for ``nonlinearity`` (``relu``: sqrt(2), ``tanh``: 5/3, ...)."""
+    linear_fns = [
+        "linear",
+        "conv1d",
+        "conv2d",
+        "conv3d",
+        "conv_transpose1d",
+        "conv_transpose2d",
+        "conv_transpose3d",
+    ]
+    if nonlinearity in linear_fns or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            negative_slope = 0.01
+        elif not isinstance(param, bool) and isinstance(param, int) or isinstance(param, float):
+            negative_slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + negative_slope**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
+    """Fill with U(a, b)."""
+    return _write(tensor, _rng(generator).uniform(a, b, tuple(tensor.shape)))
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
+    """Fill with N(mean, std^2)."""
+    return _write(tensor, _rng(generator).normal(mean, std, tuple(tensor.shape)))
+
+
+def trunc_normal_(tensor: Tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None) -> Tensor:
+    """Fill with N(mean, std^2) restricted to [a, b] (redrawing what falls outside)."""
+    rng = _rng(generator)
+    shape = tuple(tensor.shape)
+    values = rng.normal(mean, std, shape)
+    bad = (values < a) | (values > b)
+    while bad.any():
+        values[bad] = rng.normal(mean, std, int(bad.sum()))
+        bad = (values < a) | (values > b)
+    return _write(tensor, values)
+
+
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    return _write(tensor, val)
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    return _write(tensor, 1.0)
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    return _write(tensor, 0)
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    """The 2-d identity (ones on the diagonal of a possibly rectangular matrix)."""
+    if tensor.ndimension() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    return _write(tensor, np.eye(*tensor.shape))
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """The identity convolution kernel: ``weight[g*out_per_group + d, d, centre...] = 1``, so a
+    convolution with this weight (and 'same' padding) copies input channel ``d`` to output
+    channel ``d`` of each group."""
+    dimensions = tensor.ndimension()
+    if dimensions not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_chans_per_grp = sizes[0] // groups
+    min_dim = min(out_chans_per_grp, sizes[1])
+    values = np.zeros(tuple(sizes))
+    centre = tuple(s // 2 for s in sizes[2:])
+    for g in range(groups):
+        for d in range(min_dim):
+            values[(g * out_chans_per_grp + d, d, *centre)] = 1
+    return _write(tensor, values)
+
+
+def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
+    dimensions = tensor.dim()
+    if dimensions < 2:
+        raise ValueError(
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
+        )
+    num_input_fmaps = tensor.size(1)
+    num_output_fmaps = tensor.size(0)
+    receptive_field_size = 1
+    for s in tensor.shape[2:]:
+        receptive_field_size *= s
+    return num_input_fmaps * receptive_field_size, num_output_fmaps * receptive_field_size
+
+
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio)."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    """N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
+    mode = mode.lower()
+    valid_modes = ["fan_in", "fan_out"]
+    if mode not in valid_modes:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def kaiming_uniform_(
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator=None,
+) -> Tensor:
+    """U(-bound, bound) with bound = gain * sqrt(3 / fan) (He et al.)."""
+    if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    std = gain / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator=None,
+) -> Tensor:
+    """N(0, std^2) with std = gain / sqrt(fan)."""
+    if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    std = gain / math.sqrt(fan)
+    return normal_(tensor, 0, std, generator)
