@@ -73,6 +73,10 @@ def _attacks(klass: Path, out: Path, release: Path, port: int) -> dict[str, dict
     victim = klass / "victim" / STRIDES
     late_victim = klass / "zz_late_victim" / STRIDES
     grader = os.getpid()
+    daemon = "import time\ntime.sleep(4)\n" + "".join(
+        f"open({str(p)!r}, 'w').write('hacked')\n"
+        for p in (out / "gradebook.csv", out / "victim.json", klass.parent / "daemon-was-here")
+    )
     steal = (
         "import json\n\n\n"
         "def steal(path):\n"
@@ -101,13 +105,7 @@ def _attacks(klass: Path, out: Path, release: Path, port: int) -> dict[str, dict
         # 3. a process in a new session that outlives the kernel and rewrites the grades
         "daemon": {
             "strides.transpose": "import subprocess\nimport sys\n\n"
-            "code = (\n"
-            "    'import time\\n'\n"
-            "    'time.sleep(4)\\n'\n"
-            f'    \'open({str(out / "gradebook.csv")!r}, "w").write("hacked")\\n\'\n'
-            f'    \'open({str(out / "victim.json")!r}, "w").write("hacked")\\n\'\n'
-            f'    \'open({str(klass.parent / "daemon-was-here")!r}, "w").write("1")\\n\'\n'
-            ")\n"
+            f"code = {daemon!r}\n"
             "subprocess.Popen([sys.executable, '-c', code], start_new_session=True)\n" + T
         },
         # 4. a forged template and its sha256 in release.json
@@ -189,7 +187,8 @@ def _attacks(klass: Path, out: Path, release: Path, port: int) -> dict[str, dict
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
-    """(out, summary, class folder, release, release digests, connections seen)."""
+    """(out, summary, class folder, release, release digests, connections seen, processes left
+    over that a daemon started)."""
     if probe() is not None:
         if os.environ.get("CI"):
             pytest.fail(f"CI must grade in the sandbox: {probe()}")
@@ -233,11 +232,13 @@ def hostile(tmp_path_factory):
         progress=False,
         sandbox="auto",
     )
+    survivors = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    survivors = [line for line in survivors.splitlines() if "daemon-was-here" in line]
     time.sleep(6)  # give a surviving daemon the time to strike
     stop.set()
     thread.join()
     listener.close()
-    return out, summary, klass, release, digests, seen
+    return out, summary, klass, release, digests, seen, survivors
 
 
 def _sub(out: Path, student: str) -> dict:
@@ -271,7 +272,8 @@ def test_references_solutions_and_classmates_are_out_of_reach(hostile, student):
 
 def test_a_daemon_dies_with_its_kernel_and_never_sees_the_grades(hostile):
     """Attack 3: the process started in a new session ends with the sandbox's PID namespace."""
-    out, _, klass, *_ = hostile
+    out, _, klass, *_, survivors = hostile
+    assert survivors == []
     assert (out / "gradebook.csv").read_text().startswith("student,")
     assert json.loads((out / "victim.json").read_text())["student"] == "victim"
     assert not (klass.parent / "daemon-was-here").exists()
@@ -280,7 +282,7 @@ def test_a_daemon_dies_with_its_kernel_and_never_sees_the_grades(hostile):
 
 def test_the_release_cannot_be_forged(hostile):
     """Attack 4: the release folder is not visible; the next run still uses the real one."""
-    out, _, _, release, digests, _ = hostile
+    out, _, _, release, digests, *_ = hostile
     assert {p.name: hashlib.sha256(p.read_bytes()).digest() for p in release.iterdir()} == digests
     assert _transpose(out, "forges_release")["status"] == "passed"
 
@@ -308,7 +310,7 @@ def test_a_fork_bomb_costs_only_its_own_answer(hostile):
 
 
 def test_no_network(hostile):
-    *_, seen = hostile
+    seen = hostile[5]
     assert seen == []
     assert _transpose(hostile[0], "network")["status"] == "passed"
 

@@ -1,24 +1,33 @@
-"""``tensorlab grade SUBMISSIONS... --out DIR``: batch grading in fresh, limited kernels.
+"""``tensorlab grade SUBMISSIONS... --out DIR``: batch grading in fresh, sandboxed kernels.
 
-For each submitted notebook:
+Before any kernel starts, every submission is found, read (size-capped; no FIFOs, devices or
+symbolic links leaving the student's folder) and identified (``collect``): the student is the
+folder's name under the class folder, unicode kept; loose, unknown, duplicate, unreadable files
+are recorded with the reason, never merged, never a crash. What was read is what is graded.
+
+For each notebook:
 
 1. the notebook is rebuilt from the released template (``release.json`` + the exercise
    notebook): the template's code cells in order, with only the learner's *answer* cells spliced
    in (found by their question id in cell metadata, else by cell id). Check cells, edited or
    not, are never run; a missing answer cell scores 0 with the reason ``missing``;
-2. the rebuilt cells run in a fresh kernel (``kernel.Kernel``: memory cap, private working
-   directory, per-cell and per-notebook time limits). A cell that kills the kernel or cannot be
-   interrupted is skipped and the kernel restarted, so one bad answer does not sink the rest;
+2. the rebuilt cells run in a fresh kernel (``kernel.Kernel``) inside the bubblewrap sandbox
+   (``sandbox``: nothing visible but the Python environment and a private scratch folder, the
+   question banks hidden; own PID and network namespaces; an unprivileged uid; memory, CPU,
+   process and file-size limits) with per-cell and per-notebook time limits. A cell that kills
+   the kernel or cannot be interrupted is skipped and the kernel restarted, so one bad answer
+   does not sink the rest;
 3. for each question one harness cell asks the kernel for the answer only (functions are
    called on grader-chosen public and hidden random inputs); values come back as JSON
    (``encode``), never pickle;
 4. the grader judges them in its own process (``judge``) against references the kernel never
    sees.
 
-Per-question status: passed | failed | not_attempted | error | timeout | kernel_died | missing.
-``DIR/<student>.json`` and ``DIR/gradebook.csv`` are written atomically; submissions are only
-read. A broken submission never stops the batch; the exit status is non-zero only when the
-grader itself fails.
+Per-question status: passed | failed | not_attempted | error | timeout | kernel_died | missing
+(| grader_error). A notebook whose grading fails (its worker killed, a grader error) is graded
+once more; if it fails again it is recorded as lost: 0 points of its full max score.
+``DIR/<student>.json`` and ``DIR/gradebook.csv`` are written atomically, merged with what earlier
+runs wrote there; submissions are only read.
 """
 
 from __future__ import annotations
