@@ -526,7 +526,8 @@ def test_regrading_a_subset_keeps_the_other_rows(tmp_path):
     grade([str(klass)], out, EXERCISES, progress=False, sandbox="none")
     bob_before = (out / "bob.json").read_text()
     (klass / "ann" / STRIDES).write_text("still broken")
-    grade([str(klass / "ann" / STRIDES)], out, EXERCISES, progress=False, sandbox="none")
+    # one student's folder (notebooks, no sub-folders) is that student
+    grade([str(klass / "ann")], out, EXERCISES, progress=False, sandbox="none")
     rows = {r["student"]: r for r in csv.DictReader((out / "gradebook.csv").open())}
     assert set(rows) == {"ann", "bob"}
     assert (
@@ -537,6 +538,10 @@ def test_regrading_a_subset_keeps_the_other_rows(tmp_path):
     by_nb = {s["notebook"]: s for s in ann["submissions"]}
     assert by_nb[STRIDES]["sha256"] == hashlib.sha256(b"still broken").hexdigest()
     assert by_nb["05_views.ipynb"]["sha256"] == hashlib.sha256(b"broken").hexdigest()
+    (klass / "ann" / "05_views.ipynb").unlink()
+    grade([str(klass / "ann" / STRIDES)], out, EXERCISES, progress=False, sandbox="none")
+    ann = json.loads((out / "ann.json").read_text())
+    assert {s["notebook"] for s in ann["submissions"]} == {STRIDES, "05_views.ipynb"}
 
 
 def test_links_fifos_and_devices_are_never_followed_or_read(tmp_path):

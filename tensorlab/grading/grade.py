@@ -207,7 +207,8 @@ def collect(paths: list[str], manifest: dict) -> list[Job]:
     """Every submission under ``paths``, read and identified, before any kernel starts.
 
     A folder is a class folder: ``<student>/<NN_topic>.ipynb`` (deeper levels still belong to
-    the first folder's student), a notebook directly in it is recorded as ``_unassigned``. A
+    the first folder's student), a notebook directly in it is recorded as ``_unassigned``; a
+    folder holding notebooks and no sub-folders is one student's folder (named after it). A
     file named on the command line belongs to its folder's student, and a file not named like a
     released notebook is then recognised by its metadata. Within a class folder, a file with
     another name is recorded for its student as not graded (never a new student), and so is a
@@ -222,12 +223,17 @@ def collect(paths: list[str], manifest: dict) -> list[Job]:
             raise FileNotFoundError(f"no such file or folder: {arg}")
         if p.is_dir():
             entries = _walk(p)
+            # a folder with notebooks but no sub-folders is one student's folder
+            own = bool(entries) and all(len(e.relative_to(p).parts) == 1 for e, _ in entries)
             for path, is_dir_link in entries:
                 rel = path.relative_to(p)
-                student = _display(rel.parts[0]) if len(rel.parts) > 1 else UNASSIGNED
+                if own:
+                    student = _display(p.resolve().name) or UNASSIGNED
+                else:
+                    student = _display(rel.parts[0]) if len(rel.parts) > 1 else UNASSIGNED
                 name = _display(path.name)
                 if is_dir_link:
-                    if len(rel.parts) == 1:
+                    if len(rel.parts) == 1 and not own:
                         student = name
                     jobs.append(
                         Job(
@@ -239,7 +245,9 @@ def collect(paths: list[str], manifest: dict) -> list[Job]:
                     )
                     continue
                 # a link may point inside its own student's folder, nowhere else
-                data, problem = read_submission(path, p / rel.parts[0] if len(rel.parts) > 1 else p)
+                data, problem = read_submission(
+                    path, p / rel.parts[0] if len(rel.parts) > 1 and not own else p
+                )
                 nb = path.name if path.name in notebooks else None
                 if problem is None and nb is None:
                     problem = (
