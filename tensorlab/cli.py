@@ -81,6 +81,7 @@ def cmd_assign(args) -> int:
 
 
 def cmd_grade(args) -> int:
+    from .grading.cluster import ClusterUnavailable
     from .grading.grade import grade
     from .grading.sandbox import SandboxUnavailable, resolve
 
@@ -107,7 +108,10 @@ def cmd_grade(args) -> int:
             seed=args.seed,
             progress=not args.quiet,
             sandbox=mode,
+            cluster=args.cluster,
         )
+    except ClusterUnavailable as e:
+        return _usage_error("grade", str(e))
     except (OSError, ValueError, KeyError) as e:
         print(f"tensorlab grade: error: {e}", file=sys.stderr)
         return 1
@@ -358,6 +362,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="auto: every kernel in the bubblewrap sandbox, refusing to run if it is not "
         "usable; none: no sandbox, only for code you trust (default: auto)",
+    )
+    g.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="grade on a Dask cluster: tcp://HOST:PORT of a scheduler, or local:N worker "
+        "processes here; needs tensorlab[cluster] (default: this machine, --jobs kernels)",
     )
     g.add_argument(
         "--quiet", action="store_true", help="no progress bar (default: show the progress bar)"

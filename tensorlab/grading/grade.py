@@ -971,11 +971,14 @@ def grade(
     seed: int | None = None,
     progress: bool = True,
     sandbox: str = "auto",
+    cluster: str | None = None,
 ) -> dict:
     """Grade every submission; write the results to ``out_dir``. Returns a summary dict.
 
     ``sandbox``: ``"auto"`` (bubblewrap, or ``SandboxUnavailable``), ``"bwrap"``, or ``"none"``
-    (kernels run unconfined: only for code you trust).
+    (kernels run unconfined: only for code you trust). ``cluster``: a Dask scheduler address
+    (``tcp://host:8786``) or ``local:N``; each notebook is then one task on the cluster
+    (``cluster``), and ``jobs`` is not used.
     """
     from .sandbox import resolve
 
@@ -996,7 +999,13 @@ def grade(
         else:
             records[i] = grade_notebook(job, manifest, settings)
             bar.update(records[i])
-    graded = _run_pool([job_list[i] for i in runnable], manifest, settings, max(1, jobs), bar)
+    todo = [job_list[i] for i in runnable]
+    if cluster is not None:
+        from . import cluster as dask_cluster
+
+        graded = dask_cluster.run(todo, manifest, settings, cluster, bar) if todo else []
+    else:
+        graded = _run_pool(todo, manifest, settings, max(1, jobs), bar)
     for i, rec in zip(runnable, graded):
         records[i] = rec
     done = [r for r in records if r is not None]
