@@ -84,10 +84,13 @@ def main() -> None:
     ap.add_argument("--students", type=int, default=6)
     ap.add_argument("--sandbox", choices=("bwrap", "none", "both"), default="both")
     ap.add_argument("--kernels", type=int, default=5, help="kernel starts per mode")
+    ap.add_argument("--cluster", help="also grade on this Dask cluster (e.g. local:2), sandboxed")
     args = ap.parse_args()
     modes = ["bwrap", "none"] if args.sandbox == "both" else [args.sandbox]
     for mode in modes:
         run_class(args, mode)
+    if args.cluster:
+        run_class(args, "bwrap", cluster=args.cluster)
     if args.kernels:
         cost = kernel_start_cost(args.kernels)
         print(
@@ -96,7 +99,7 @@ def main() -> None:
         print(f"sandbox cost per kernel : {cost['bwrap'] - cost['none']:+.2f} s  (target < 0.2 s)")
 
 
-def run_class(args, mode: str) -> None:
+def run_class(args, mode: str, cluster: str | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         n = make_class(root / "submissions", args.students)
@@ -110,11 +113,12 @@ def run_class(args, mode: str) -> None:
             memory=4 * 2**30,
             progress=False,
             sandbox=mode,
+            cluster=cluster,
         )
         wall = time.perf_counter() - start
     durations = [r["duration_s"] for r in summary["records"] if "duration_s" in r]
     scores = [r["score"] for r in summary["records"]]
-    print(f"--- sandbox {mode}")
+    print(f"--- sandbox {mode}" + (f", Dask cluster {cluster}" if cluster else ""))
     print(f"submissions graded      : {n} ({args.students} students, {args.jobs} workers)")
     print(f"wall time               : {wall:.1f} s  (target < 40 s for 30 with 2 workers)")
     print(f"per submission (wall/n) : {wall / n:.2f} s")
@@ -123,6 +127,7 @@ def run_class(args, mode: str) -> None:
         f"max {max(durations):.2f} s"
     )
     print(f"parallel speed-up       : {sum(durations) / wall:.2f}x (sum of notebook times / wall)")
+    print(f"throughput              : {n / wall * 3600:.0f} notebooks/hour")
     print(f"scores                  : min {min(scores):g}, max {max(scores):g}")
     print(f"grader errors           : {len(summary['grader_errors'])}")
     for rec in summary["grader_errors"]:
