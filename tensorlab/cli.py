@@ -89,6 +89,8 @@ def cmd_grade(args) -> int:
         problem = _bad_path(path, folders=True)
         if problem:
             return _usage_error("grade", problem)
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        return _usage_error("grade", f"--out {args.out} exists and is not a folder")
     release = args.release or _default_release()
     try:
         mode = resolve(args.sandbox)

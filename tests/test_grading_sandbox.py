@@ -627,6 +627,14 @@ def _cli(*args, env=None):
     return subprocess.run(cmd, capture_output=True, text=True, env=full, timeout=300)
 
 
+def test_an_out_that_is_a_file_is_a_usage_error(tmp_path):
+    (tmp_path / "s").mkdir()
+    (tmp_path / "out").write_text("mine")
+    r = _cli("grade", str(tmp_path / "s"), "--out", str(tmp_path / "out"))
+    assert r.returncode == 2 and "exists and is not a folder" in r.stderr
+    assert (tmp_path / "out").read_text() == "mine"
+
+
 @pytest.mark.parametrize(
     ("command", "path", "words"),
     [

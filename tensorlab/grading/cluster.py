@@ -69,8 +69,17 @@ def connect(address: str):
 
 
 def task(job, manifest: dict, settings) -> dict:
-    """Grade one notebook on a worker: its sandbox is checked first, then graded as locally."""
-    from .grade import _grade_job, _lost
+    """Grade one notebook on a worker: its sandbox is checked first, then graded as locally.
+
+    As in a local worker, the next notebook's kernel is launched while this one is graded.
+    """
+    from .grade import _close_spare, _grade_job, _lost, _spare
+
+    if not _spare.get("enabled"):
+        import atexit
+
+        _spare["enabled"] = True
+        atexit.register(_close_spare)
 
     if settings.sandbox == "bwrap":
         from .sandbox import probe

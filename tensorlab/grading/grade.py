@@ -959,6 +959,17 @@ def read_templates(release_dir: str | os.PathLike, manifest: dict) -> dict[str, 
     return out
 
 
+def _needs_kernel(job: Job) -> bool:
+    """Whether grading ``job`` runs a kernel (else its record is made here, at once)."""
+    if job.problem is not None or job.notebook is None or job.data is None:
+        return False
+    try:
+        nb = json.loads(job.data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return False
+    return isinstance(nb, dict) and isinstance(nb.get("cells"), list)
+
+
 def grade(
     submissions: list[str],
     out_dir: str | os.PathLike,
@@ -994,7 +1005,7 @@ def grade(
     records: list[dict | None] = [None] * len(job_list)
     runnable = []
     for i, job in enumerate(job_list):
-        if job.problem is None and job.notebook is not None:
+        if _needs_kernel(job):
             runnable.append(i)
         else:
             records[i] = grade_notebook(job, manifest, settings)
