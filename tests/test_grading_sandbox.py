@@ -460,6 +460,7 @@ def test_unknown_and_loose_notebooks_are_recorded_under_their_student(tmp_path):
     grade([str(tmp_path)], out, EXERCISES, progress=False, sandbox="none")
     rows = {r["student"]: r for r in csv.DictReader((out / "gradebook.csv").open())}
     assert set(rows) == {"ann", "bob", UNASSIGNED}
+    assert rows[UNASSIGNED]["max_score"] == "0"
     ann = json.loads((out / "ann.json").read_text())
     statuses = sorted(s["status"] for s in ann["submissions"])
     assert statuses.count("unknown") == 2 and "duplicate" in statuses

@@ -257,12 +257,14 @@ def collect(paths: list[str], manifest: dict) -> list[Job]:
                     status = "unknown"
                 else:
                     status = "error"
-                if student == UNASSIGNED and problem is None:
-                    problem = (
-                        "a notebook outside any student folder (expected "
-                        "<student>/<NN_topic>.ipynb): not graded"
-                    )
-                    status = "unknown"
+                if student == UNASSIGNED:  # no student: no notebook of theirs to count
+                    nb = None
+                    if problem is None:
+                        problem = (
+                            "a notebook outside any student folder (expected "
+                            "<student>/<NN_topic>.ipynb): not graded"
+                        )
+                        status = "unknown"
                 jobs.append(Job(str(path), student, nb, data, problem, status))
         else:
             data, problem = read_submission(p, None)
@@ -848,7 +850,7 @@ def _student_file(
 ) -> dict:
     by_nb = {r.get("notebook"): r for r in records}
     subs = list(records)
-    for nb in notebooks:
+    for nb in notebooks if student != UNASSIGNED else ():
         if nb not in by_nb and nb in manifest["notebooks"]:
             subs.append(_missing_record(student, nb, manifest))
     graded = [s for s in subs if s.get("notebook")]
