@@ -788,13 +788,37 @@ class Progress:
         self.stream.flush()
 
 
+def _collect_pool(pool, jobs, pending, manifest, settings, attempt, records, failed, progress):
+    """Submit ``pending`` jobs to ``pool`` and gather their records (one attempt)."""
+    from concurrent.futures import as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    futures = {pool.submit(_grade_job, jobs[i], manifest, settings): i for i in pending}
+    for fut in as_completed(futures):
+        i = futures[fut]
+        try:
+            rec = fut.result()
+        except BrokenProcessPool:
+            rec = _lost(jobs[i], manifest, "the grading worker was killed")
+        except Exception as e:  # noqa: BLE001 - e.g. a record that cannot be sent back
+            rec = _lost(jobs[i], manifest, f"{type(e).__name__}: {_clip(e)}")
+        if rec.get("status") == "grader_error" and attempt == 1:
+            failed[i] = rec
+            continue
+        if i in failed:
+            rec["attempts"] = 2
+            if rec.get("status") == "grader_error":
+                rec["reason"] = f"graded twice, failed twice: {rec['reason']}"
+        records[i] = rec
+        progress.update(rec)
+
+
 def _run_pool(jobs: list[Job], manifest: dict, settings: Settings, workers: int, progress) -> list:
     """Grade ``jobs`` in ``workers`` processes. A notebook whose grading failed (its worker or
     kernel killed from outside, a grader error) is graded once more in a fresh worker; if that
     fails too it is recorded as lost, with its max score kept."""
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from concurrent.futures.process import BrokenProcessPool
+    from concurrent.futures import ProcessPoolExecutor
 
     records: dict[int, dict] = {}
     failed: dict[int, dict] = {}  # first failure of each job
@@ -803,30 +827,22 @@ def _run_pool(jobs: list[Job], manifest: dict, settings: Settings, workers: int,
         if not pending:
             break
         ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(
+        pool = ProcessPoolExecutor(
             max_workers=min(workers, len(pending)),
             mp_context=ctx,
             initializer=_init_worker,
             initargs=(settings.kernel_limits(),),
-        ) as pool:
-            futures = {pool.submit(_grade_job, jobs[i], manifest, settings): i for i in pending}
-            for fut in as_completed(futures):
-                i = futures[fut]
-                try:
-                    rec = fut.result()
-                except BrokenProcessPool:
-                    rec = _lost(jobs[i], manifest, "the grading worker was killed")
-                except Exception as e:  # noqa: BLE001 - e.g. a record that cannot be sent back
-                    rec = _lost(jobs[i], manifest, f"{type(e).__name__}: {_clip(e)}")
-                if rec.get("status") == "grader_error" and attempt == 1:
-                    failed[i] = rec
-                    continue
-                if i in failed:
-                    rec["attempts"] = 2
-                    if rec.get("status") == "grader_error":
-                        rec["reason"] = f"graded twice, failed twice: {rec['reason']}"
-                records[i] = rec
-                progress.update(rec)
+        )
+        try:
+            _collect_pool(
+                pool, jobs, pending, manifest, settings, attempt, records, failed, progress
+            )
+        except BaseException:  # Ctrl-C: stop now; the workers' sandboxes die with them
+            for proc in list(getattr(pool, "_processes", {}).values()):
+                proc.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
         pending = [i for i in pending if i not in records]
     return [records[i] for i in range(len(jobs)) if i in records]
 
