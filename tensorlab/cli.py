@@ -37,6 +37,34 @@ def _default_release(hint: Path | None = None) -> str:
     return "exercises"
 
 
+def _usage_error(command: str, message: str) -> int:
+    print(f"tensorlab {command}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _bad_path(path: str, *, folders: bool) -> str | None:
+    """Why ``path`` cannot be graded (missing, or not a notebook/folder), else None."""
+    p = Path(path)
+    if not p.exists():
+        return f"{path}: no such file or folder" if folders else f"{path}: no such file"
+    if p.is_dir():
+        return None if folders else f"{path} is a folder, not a notebook (.ipynb)"
+    if p.suffix != ".ipynb" or not p.is_file():
+        kind = "a notebook (.ipynb) or a folder of them" if folders else "a notebook (.ipynb)"
+        return f"{path} is not {kind}"
+    return None
+
+
+def _sandbox_note(command: str, mode: str) -> None:
+    if mode == "none":
+        print(
+            f"tensorlab {command}: WARNING: kernels run WITHOUT the sandbox (--sandbox none): "
+            "student code can read the references and other files, use the network and write "
+            "anywhere this user can",
+            file=sys.stderr,
+        )
+
+
 def cmd_assign(args) -> int:
     from .grading.assign import AssignError, assign
 
@@ -53,9 +81,23 @@ def cmd_assign(args) -> int:
 
 
 def cmd_grade(args) -> int:
+    from .grading.cluster import ClusterUnavailable
     from .grading.grade import grade
+    from .grading.sandbox import SandboxUnavailable, resolve
 
+    for path in args.submissions:
+        problem = _bad_path(path, folders=True)
+        if problem:
+            return _usage_error("grade", problem)
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        return _usage_error("grade", f"--out {args.out} exists and is not a folder")
     release = args.release or _default_release()
+    try:
+        mode = resolve(args.sandbox)
+    except SandboxUnavailable as e:
+        print(f"tensorlab grade: error: {e}", file=sys.stderr)
+        return 1
+    _sandbox_note("grade", mode)
     try:
         summary = grade(
             args.submissions,
@@ -67,24 +109,46 @@ def cmd_grade(args) -> int:
             memory=args.memory,
             seed=args.seed,
             progress=not args.quiet,
+            sandbox=mode,
+            cluster=args.cluster,
         )
+    except ClusterUnavailable as e:
+        return _usage_error("grade", str(e))
+    except KeyboardInterrupt:
+        print("tensorlab grade: interrupted: no grades were written", file=sys.stderr)
+        return 130
     except (OSError, ValueError, KeyError) as e:
         print(f"tensorlab grade: error: {e}", file=sys.stderr)
         return 1
     print(
         f"graded {summary['submissions']} submissions from {summary['students']} students in "
-        f"{summary['seconds']:.1f} s (seed {summary['seed']}); results in {args.out}"
+        f"{summary['seconds']:.1f} s (seed {summary['seed']}, sandbox {mode}); results in "
+        f"{args.out}"
     )
     for rec in summary["grader_errors"]:
-        print(f"grader error on {rec['path']}: {rec['reason']}", file=sys.stderr)
-    return 1 if summary["grader_errors"] else 0
+        print(
+            f"warning: {rec['path']} could not be graded (recorded as lost, "
+            f"{rec.get('max_score', 0):g} points): {rec['reason']}",
+            file=sys.stderr,
+        )
+    return 0
 
 
 def cmd_check(args) -> int:
     import tempfile
 
     from .grading.grade import grade
+    from .grading.sandbox import SandboxUnavailable, resolve
 
+    for path in args.notebooks:
+        problem = _bad_path(path, folders=False)
+        if problem:
+            return _usage_error("check", problem)
+    try:
+        mode = resolve(args.sandbox, fallback=True)
+    except SandboxUnavailable as e:
+        print(f"tensorlab check: error: {e}", file=sys.stderr)
+        return 1
     first = Path(args.notebooks[0]).resolve().parent
     with tempfile.TemporaryDirectory() as out:
         try:
@@ -99,6 +163,7 @@ def cmd_check(args) -> int:
                 memory=args.memory,
                 seed=0,
                 progress=False,
+                sandbox=mode,
             )
         except (OSError, ValueError, KeyError) as e:
             print(f"tensorlab check: error: {e}", file=sys.stderr)
@@ -115,7 +180,7 @@ def cmd_check(args) -> int:
             print(line)
             if q.get("misconception_message"):
                 print(f"      likely misconception: {q['misconception_message']}")
-    return 1 if summary["grader_errors"] else 0
+    return 0
 
 
 def _release_for_check(folder: Path, scratch: Path) -> str:
@@ -179,54 +244,161 @@ def cmd_start(args) -> int:
 
 
 # ---------------------------------------------------------------------------- parser
+DESCRIPTION = (
+    "tensorlab: the course (start) and its exercises' grading tools (assign, grade, check). "
+    "Run `tensorlab COMMAND --help` for a command's options."
+)
+GRADE_DESCRIPTION = (
+    "Grade submitted notebooks: each is rebuilt from the released template (only the answer "
+    "cells are taken), run in a fresh kernel inside an OS sandbox (bubblewrap) with time and "
+    "memory limits, and judged against references the kernel never sees. SUBMISSIONS are "
+    "notebooks or class folders of <student>/<NN_topic>.ipynb. Writes DIR/<student>.json and "
+    "DIR/gradebook.csv (students already in DIR keep their rows). Broken submissions are "
+    "recorded, never fatal: the exit status is 0 when every submission was recorded, 1 when "
+    "the grader itself fails, 2 for a usage error."
+)
+CHECK_DESCRIPTION = (
+    "Grade your own notebook(s) exactly as `tensorlab grade` would and print each question's "
+    "verdict with the likely misconception. Uses the release.json next to the notebook (the "
+    "pristine templates shipped with tensorlab when you answered in place), else ./exercises."
+)
+ASSIGN_DESCRIPTION = (
+    "Generate the learner notebooks and release.json from the solution notebooks: solution "
+    "regions become `# YOUR CODE HERE` stubs, hidden cells and hidden tests are removed. "
+    "Nothing is written unless every notebook is valid; the output is byte-for-byte "
+    "reproducible."
+)
+START_DESCRIPTION = (
+    "Copy the lessons and exercises into DIR (never overwriting a file you already have) and "
+    "open JupyterLab there."
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tensorlab", description=__doc__.split("\n")[0])
-    sub = p.add_subparsers(dest="command", required=True)
-
-    a = sub.add_parser("assign", help="generate exercises/ and release.json from solutions/")
-    a.add_argument("solutions_dir")
-    a.add_argument("exercises_dir")
-    a.set_defaults(func=cmd_assign)
-
-    def limits(sp, cell: float, total: float) -> None:
-        sp.add_argument("--release", help="released exercises directory (default: ./exercises)")
-        sp.add_argument("--cell-timeout", type=_positive_float, default=cell, metavar="S")
-        sp.add_argument("--timeout", type=_positive_float, default=total, metavar="S")
-        sp.add_argument("--memory", type=_memory, default=4 * 2**30, metavar="SIZE")
-
-    g = sub.add_parser("grade", help="grade submitted notebooks in fresh kernels")
-    g.add_argument("submissions", nargs="+", metavar="SUBMISSIONS")
-    g.add_argument("--out", required=True, metavar="DIR")
-    g.add_argument("--jobs", type=int, default=1, metavar="N")
-    g.add_argument("--seed", type=int, default=None, help="seed for the hidden inputs")
-    g.add_argument("--quiet", action="store_true", help="no progress bar")
-    limits(g, 30.0, 600.0)
-    g.set_defaults(func=cmd_grade)
-
-    c = sub.add_parser("check", help="grade your own notebook(s) and print the result")
-    c.add_argument("notebooks", nargs="+")
-    limits(c, 30.0, 600.0)
-    c.set_defaults(func=cmd_check)
+    p = argparse.ArgumentParser(prog="tensorlab", description=DESCRIPTION)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     s = sub.add_parser(
         "start",
         help="copy the lessons and exercises into DIR and open JupyterLab there",
-        description="Copy the lessons and exercises into DIR (never overwriting a file you "
-        "already have) and open JupyterLab there.",
+        description=START_DESCRIPTION,
         epilog="Arguments after `--` go to `jupyter lab` unchanged, e.g. "
         "`tensorlab start -- --ServerApp.ip=0.0.0.0`.",
     )
     s.add_argument(
-        "dir", nargs="?", default=DEFAULT_COURSE_DIR, metavar="DIR", help="(default: %(default)s)"
+        "dir",
+        nargs="?",
+        default=DEFAULT_COURSE_DIR,
+        metavar="DIR",
+        help="the course folder (default: %(default)s)",
     )
-    s.add_argument("--port", type=int, help="JupyterLab's port")
-    s.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    s.add_argument("--port", type=int, help="JupyterLab's port (default: JupyterLab's own, 8888)")
+    s.add_argument(
+        "--no-browser", action="store_true", help="do not open a browser (default: open one)"
+    )
     s.add_argument(
         "--update",
         action="store_true",
-        help="add the lessons and exercises that are new in this version of tensorlab",
+        help="add the lessons and exercises that are new in this version of tensorlab "
+        "(default: copy nothing into a folder that already has the course)",
     )
     s.set_defaults(func=cmd_start, lab_args=[])
+
+    a = sub.add_parser(
+        "assign",
+        help="generate exercises/ and release.json from solutions/",
+        description=ASSIGN_DESCRIPTION,
+    )
+    a.add_argument("solutions_dir", metavar="SOLUTIONS", help="folder of solution notebooks")
+    a.add_argument(
+        "exercises_dir", metavar="EXERCISES", help="folder to write the exercises and release.json"
+    )
+    a.set_defaults(func=cmd_assign)
+
+    def limits(sp, release_help: str) -> None:
+        sp.add_argument("--release", metavar="DIR", help=release_help)
+        sp.add_argument(
+            "--cell-timeout",
+            type=_positive_float,
+            default=30.0,
+            metavar="S",
+            help="seconds each cell may run (default: 30)",
+        )
+        sp.add_argument(
+            "--timeout",
+            type=_positive_float,
+            default=600.0,
+            metavar="S",
+            help="seconds each notebook may run in all (default: 600)",
+        )
+        sp.add_argument(
+            "--memory",
+            type=_memory,
+            default=4 * 2**30,
+            metavar="SIZE",
+            help="memory cap per kernel, e.g. 512M, 4G; 0 for no cap (default: 4G)",
+        )
+
+    g = sub.add_parser(
+        "grade",
+        help="grade submitted notebooks in sandboxed kernels",
+        description=GRADE_DESCRIPTION,
+    )
+    g.add_argument(
+        "submissions",
+        nargs="+",
+        metavar="SUBMISSIONS",
+        help="notebooks, or class folders of <student>/<NN_topic>.ipynb",
+    )
+    g.add_argument("--out", required=True, metavar="DIR", help="folder for the grades (required)")
+    g.add_argument(
+        "--jobs", type=int, default=1, metavar="N", help="kernels run in parallel (default: 1)"
+    )
+    g.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="seed for the hidden inputs (default: random, recorded in the grade files)",
+    )
+    g.add_argument(
+        "--sandbox",
+        choices=("auto", "none"),
+        default="auto",
+        help="auto: every kernel in the bubblewrap sandbox, refusing to run if it is not "
+        "usable; none: no sandbox, only for code you trust (default: auto)",
+    )
+    g.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="grade on a Dask cluster: tcp://HOST:PORT of a scheduler, or local:N worker "
+        "processes here; needs tensorlab[cluster] (default: this machine, --jobs kernels)",
+    )
+    g.add_argument(
+        "--quiet", action="store_true", help="no progress bar (default: show the progress bar)"
+    )
+    limits(g, "the released exercises folder, holding release.json (default: ./exercises)")
+    g.set_defaults(func=cmd_grade)
+
+    c = sub.add_parser(
+        "check",
+        help="grade your own notebook(s) and print the result",
+        description=CHECK_DESCRIPTION,
+    )
+    c.add_argument("notebooks", nargs="+", metavar="NOTEBOOK", help="your notebook(s) (.ipynb)")
+    c.add_argument(
+        "--sandbox",
+        choices=("auto", "none"),
+        default="auto",
+        help="auto: the bubblewrap sandbox when it is usable, else none; none: run your "
+        "notebook without it (default: auto)",
+    )
+    limits(
+        c,
+        "the released exercises folder (default: the notebook's folder when it holds "
+        "release.json, else ./exercises, else the exercises shipped with tensorlab)",
+    )
+    c.set_defaults(func=cmd_check)
     return p
 
 

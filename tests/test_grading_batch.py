@@ -384,11 +384,12 @@ def test_cli_grade_broken_batch_exits_zero(tmp_path):
     """Broken submissions never make the grader fail (no kernel needed for these)."""
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / STRIDES).write_text("not json at all")
-    (tmp_path / "mystery.ipynb").write_text('{"cells": [], "metadata": {}}')
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "mystery.ipynb").write_text('{"cells": [], "metadata": {}}')
     r = _cli(
         "grade",
         str(tmp_path / "a"),
-        str(tmp_path / "mystery.ipynb"),
+        str(tmp_path / "m" / "mystery.ipynb"),
         "--out",
         str(tmp_path / "out"),
         "--release",
@@ -396,7 +397,7 @@ def test_cli_grade_broken_batch_exits_zero(tmp_path):
         "--quiet",
     )
     assert r.returncode == 0, r.stderr
-    doc = json.loads((tmp_path / "out" / "mystery.json").read_text())
+    doc = json.loads((tmp_path / "out" / "m.json").read_text())
     assert doc["submissions"][0]["status"] == "error"
     assert "which exercise" in doc["submissions"][0]["reason"]
     assert (tmp_path / "out" / "gradebook.csv").is_file()

@@ -1,24 +1,33 @@
-"""``tensorlab grade SUBMISSIONS... --out DIR``: batch grading in fresh, limited kernels.
+"""``tensorlab grade SUBMISSIONS... --out DIR``: batch grading in fresh, sandboxed kernels.
 
-For each submitted notebook:
+Before any kernel starts, every submission is found, read (size-capped; no FIFOs, devices or
+symbolic links leaving the student's folder) and identified (``collect``): the student is the
+folder's name under the class folder, unicode kept; loose, unknown, duplicate, unreadable files
+are recorded with the reason, never merged, never a crash. What was read is what is graded.
+
+For each notebook:
 
 1. the notebook is rebuilt from the released template (``release.json`` + the exercise
    notebook): the template's code cells in order, with only the learner's *answer* cells spliced
    in (found by their question id in cell metadata, else by cell id). Check cells, edited or
    not, are never run; a missing answer cell scores 0 with the reason ``missing``;
-2. the rebuilt cells run in a fresh kernel (``kernel.Kernel``: memory cap, private working
-   directory, per-cell and per-notebook time limits). A cell that kills the kernel or cannot be
-   interrupted is skipped and the kernel restarted, so one bad answer does not sink the rest;
+2. the rebuilt cells run in a fresh kernel (``kernel.Kernel``) inside the bubblewrap sandbox
+   (``sandbox``: nothing visible but the Python environment and a private scratch folder, the
+   question banks hidden; own PID and network namespaces; an unprivileged uid; memory, CPU,
+   process and file-size limits) with per-cell and per-notebook time limits. A cell that kills
+   the kernel or cannot be interrupted is skipped and the kernel restarted, so one bad answer
+   does not sink the rest;
 3. for each question one harness cell asks the kernel for the answer only (functions are
    called on grader-chosen public and hidden random inputs); values come back as JSON
    (``encode``), never pickle;
 4. the grader judges them in its own process (``judge``) against references the kernel never
    sees.
 
-Per-question status: passed | failed | not_attempted | error | timeout | kernel_died | missing.
-``DIR/<student>.json`` and ``DIR/gradebook.csv`` are written atomically; submissions are only
-read. A broken submission never stops the batch; the exit status is non-zero only when the
-grader itself fails.
+Per-question status: passed | failed | not_attempted | error | timeout | kernel_died | missing
+(| grader_error). A notebook whose grading fails (its worker killed, a grader error) is graded
+once more; if it fails again it is recorded as lost: 0 points of its full max score.
+``DIR/<student>.json`` and ``DIR/gradebook.csv`` are written atomically, merged with what earlier
+runs wrote there; submissions are only read.
 """
 
 from __future__ import annotations
@@ -27,9 +36,11 @@ import csv
 import hashlib
 import io
 import json
+import math
 import os
 import re
 import secrets
+import stat
 import sys
 import tempfile
 import time
@@ -55,15 +66,27 @@ class Settings:
     timeout: float = 600.0
     memory: int = 4 * 2**30
     seed: int = 0
+    sandbox: str = "none"  # "bwrap" (every kernel in the OS sandbox) or "none"
+
+    def kernel_limits(self) -> tuple:
+        """What a kernel is launched with: (memory cap, CPU seconds, sandboxed)."""
+        return (self.memory, int(math.ceil(self.timeout)) + 30, self.sandbox == "bwrap")
 
 
 @dataclass(frozen=True)
 class Job:
-    """One submitted notebook to grade."""
+    """One submitted file, read once before any kernel starts (the snapshot is what is graded).
+
+    ``problem`` set: the file is recorded with that reason and never graded (unreadable,
+    unknown name, a second copy, ...). ``status`` is the record's status in that case.
+    """
 
     path: str
     student: str
     notebook: str | None  # the release notebook's file name, None if unknown
+    data: bytes | None = None
+    problem: str | None = None
+    status: str = "error"
 
 
 # ---------------------------------------------------------------------------- parsing sizes
@@ -77,56 +100,213 @@ def parse_size(text: str) -> int:
 
 
 # ---------------------------------------------------------------------------- submissions
-def discover(paths: list[str]) -> list[Path]:
-    """Notebook files named on the command line, or found (recursively) in named directories."""
-    found: list[Path] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            found.extend(
-                sorted(
-                    q
-                    for q in p.rglob("*.ipynb")
-                    if ".ipynb_checkpoints" not in q.parts and not q.name.startswith(".")
-                )
+UNASSIGNED = "_unassigned"  # notebooks found outside any student folder
+_SKIP_DIRS = (".ipynb_checkpoints", "__pycache__")
+
+
+def student_file(student: str) -> str:
+    """The grade file's name for ``student``: distinct names always give distinct files.
+
+    A plain lower-case ASCII name is used as is; any other name (unicode, spaces, capitals, which
+    case-insensitive file systems would merge) becomes an ASCII slug plus a short hash of the
+    real name after ``~`` (a character plain names never contain). The real name is kept
+    inside the file and in the gradebook.
+    """
+    if student == UNASSIGNED or re.fullmatch(r"[a-z0-9][a-z0-9._-]{0,79}", student):
+        return f"{student}.json"
+    digest = hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    slug = re.sub(r"[^a-z0-9._-]+", "_", student.lower()).strip("._-")[:60] or "student"
+    return f"{slug}~{digest}.json"
+
+
+def _display(name: str) -> str:
+    """A file name as text (undecodable bytes shown as escapes, never an encoding error)."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def read_submission(path: Path, root: Path | None) -> tuple[bytes | None, str | None]:
+    """(bytes, None) or (None, why it cannot be read). Never blocks, never reads past the cap.
+
+    Inside a class folder (``root``: the student's own folder), a symbolic link is followed only
+    when it stays inside that folder; FIFOs, devices and sockets are refused; at most ``MAX_SUBMISSION_BYTES`` are read.
+    """
+    try:
+        if path.is_symlink() and root is not None:
+            target = path.resolve()
+            base = root.resolve()
+            if target != base and base not in target.parents:
+                return None, ("a symbolic link leading out of the student's folder is not followed")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except (OSError, RuntimeError) as e:
+        return None, f"cannot read the submission: {e.strerror if isinstance(e, OSError) else e}"
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None, "not a regular file (a FIFO, device or socket): not read"
+        if st.st_size > MAX_SUBMISSION_BYTES:
+            return None, (
+                f"the submission is too large ({st.st_size} bytes; the limit is "
+                f"{MAX_SUBMISSION_BYTES // 2**20} MiB)"
             )
+        chunks, size = [], 0
+        while size <= MAX_SUBMISSION_BYTES:
+            chunk = os.read(fd, min(2**20, MAX_SUBMISSION_BYTES + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > MAX_SUBMISSION_BYTES:
+            return (
+                None,
+                f"the submission is too large (the limit is {MAX_SUBMISSION_BYTES // 2**20} MiB)",
+            )
+        return b"".join(chunks), None
+    except OSError as e:
+        return None, f"cannot read the submission: {e.strerror}"
+    finally:
+        os.close(fd)
+
+
+def _assignment_of(data: bytes | None, manifest: dict) -> str | None:
+    """The released notebook a file says it is (``metadata.tensorlab.assignment``), if any."""
+    if data is None:
+        return None
+    try:
+        meta = json.loads(data.decode("utf-8")).get("metadata", {}).get("tensorlab", {})
+    except (ValueError, UnicodeDecodeError, AttributeError, RecursionError):
+        return None
+    assignment = meta.get("assignment") if isinstance(meta, dict) else None
+    for name, info in manifest["notebooks"].items():
+        if info["assignment"] == assignment:
+            return name
+    return None
+
+
+def _walk(root: Path) -> list[tuple[Path, bool]]:
+    """(path, is a symlinked folder) for every notebook under ``root``, sorted; symlinked
+    folders are reported, never entered; hidden files and folders are skipped."""
+    found: list[tuple[Path, bool]] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        keep = []
+        for d in sorted(dirnames):
+            if d.startswith(".") or d in _SKIP_DIRS:
+                continue
+            if (here / d).is_symlink():
+                found.append((here / d, True))
+            else:
+                keep.append(d)
+        dirnames[:] = keep
+        for f in sorted(filenames):
+            if f.endswith(".ipynb") and not f.startswith("."):
+                found.append((here / f, False))
+    return sorted(found)
+
+
+def collect(paths: list[str], manifest: dict) -> list[Job]:
+    """Every submission under ``paths``, read and identified, before any kernel starts.
+
+    A folder is a class folder: ``<student>/<NN_topic>.ipynb`` (deeper levels still belong to
+    the first folder's student), a notebook directly in it is recorded as ``_unassigned``; a
+    folder holding notebooks and no sub-folders is one student's folder (named after it). A
+    file named on the command line belongs to its folder's student, and a file not named like a
+    released notebook is then recognised by its metadata. Within a class folder, a file with
+    another name is recorded for its student as not graded (never a new student), and so is a
+    second copy of a notebook the student already has (the shallowest, first copy is graded).
+    Raises ``FileNotFoundError`` for a path that does not exist.
+    """
+    notebooks = manifest["notebooks"]
+    jobs: list[Job] = []
+    for arg in paths:
+        p = Path(arg)
+        if not p.exists() and not p.is_symlink():
+            raise FileNotFoundError(f"no such file or folder: {arg}")
+        if p.is_dir():
+            entries = _walk(p)
+            # a folder with notebooks but no sub-folders is one student's folder
+            own = bool(entries) and all(len(e.relative_to(p).parts) == 1 for e, _ in entries)
+            for path, is_dir_link in entries:
+                rel = path.relative_to(p)
+                if own:
+                    student = _display(p.resolve().name) or UNASSIGNED
+                else:
+                    student = _display(rel.parts[0]) if len(rel.parts) > 1 else UNASSIGNED
+                name = _display(path.name)
+                if is_dir_link:
+                    if len(rel.parts) == 1 and not own:
+                        student = name
+                    jobs.append(
+                        Job(
+                            str(path),
+                            student,
+                            None,
+                            problem="a symbolic link to a folder is not followed",
+                        )
+                    )
+                    continue
+                # a link may point inside its own student's folder, nowhere else
+                data, problem = read_submission(
+                    path, p / rel.parts[0] if len(rel.parts) > 1 and not own else p
+                )
+                nb = path.name if path.name in notebooks else None
+                if problem is None and nb is None:
+                    problem = (
+                        f"{name} is not the name of a released notebook (expected one of "
+                        f"{', '.join(sorted(notebooks))}): not graded"
+                    )
+                    status = "unknown"
+                else:
+                    status = "error"
+                if student == UNASSIGNED:  # no student: no notebook of theirs to count
+                    nb = None
+                    if problem is None:
+                        problem = (
+                            "a notebook outside any student folder (expected "
+                            "<student>/<NN_topic>.ipynb): not graded"
+                        )
+                        status = "unknown"
+                jobs.append(Job(str(path), student, nb, data, problem, status))
         else:
-            found.append(p)
+            data, problem = read_submission(p, None)
+            nb = p.name if p.name in notebooks else _assignment_of(data, manifest)
+            student = _display(p.resolve().parent.name) or UNASSIGNED
+            if problem is None and nb is None:
+                problem = (
+                    "cannot tell which exercise this is (name the file like the released "
+                    "notebook, e.g. <student>/01_convolution.ipynb)"
+                )
+            jobs.append(Job(str(p), student, nb, data, problem))
+    return _drop_copies(_unique(jobs))
+
+
+def _unique(jobs: list[Job]) -> list[Job]:
     seen, out = set(), []
-    for p in found:
-        key = p.resolve()
+    for j in jobs:
+        key = os.path.abspath(j.path)  # a file named twice, not two files linked together
         if key not in seen:
             seen.add(key)
-            out.append(p)
+            out.append(j)
     return out
 
 
-def _safe_name(text: str) -> str:
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "student"
-    return name[:100]
-
-
-def identify(path: Path, manifest: dict) -> Job:
-    """Which student and which released notebook a submission is.
-
-    ``<student>/<NN_topic>.ipynb`` (file named like a released notebook): the parent directory
-    names the student. Any other file name is the student; the notebook is then read from the
-    submission's metadata (``tensorlab.assignment``), kept from the release.
-    """
-    notebooks = manifest["notebooks"]
-    if path.name in notebooks:
-        parent = path.resolve().parent.name
-        return Job(str(path), _safe_name(parent), path.name)
-    notebook = None
-    try:
-        if path.stat().st_size <= MAX_SUBMISSION_BYTES:
-            meta = json.loads(path.read_bytes()).get("metadata", {}).get("tensorlab", {})
-            assignment = meta.get("assignment") if isinstance(meta, dict) else None
-            for name, info in notebooks.items():
-                if info["assignment"] == assignment:
-                    notebook = name
-    except (OSError, ValueError, AttributeError):
-        pass
-    return Job(str(path), _safe_name(path.stem), notebook)
+def _drop_copies(jobs: list[Job]) -> list[Job]:
+    """One file per (student, notebook) keeps that notebook; any other copy is recorded with
+    the reason, not graded, never merged (a readable copy wins, then the shallowest, first)."""
+    chosen: dict[tuple, Job] = {}
+    order = sorted(jobs, key=lambda j: (j.problem is not None, len(Path(j.path).parts), j.path))
+    for j in order:
+        if j.notebook is not None:
+            chosen.setdefault((j.student, j.notebook), j)
+    out = []
+    for j in jobs:
+        first = chosen.get((j.student, j.notebook))
+        if first is not None and first is not j:
+            reason = j.problem or f"another copy of {j.notebook} ({first.path}) was graded"
+            if j.problem is not None:
+                reason += f" (another copy of {j.notebook}, {first.path}, was used)"
+            j = Job(j.path, j.student, None, None, reason, "duplicate")
+        out.append(j)
+    return out
 
 
 # ---------------------------------------------------------------------------- rebuilding
@@ -314,7 +494,7 @@ class _Runner:
             self.budget()
             if self.restarts == 0:
                 self.kernel.connect()
-                _prelaunch(self.settings.memory)
+                _prelaunch(self.settings.kernel_limits())
             else:
                 self.kernel.start()
             self.restarts += 1
@@ -397,30 +577,28 @@ def grade_notebook(job: Job, manifest: dict, settings: Settings) -> dict:
         "max_score": 0.0,
         "questions": {},
     }
-    try:
-        data = Path(job.path).read_bytes()[: MAX_SUBMISSION_BYTES + 1]
+    data = job.data
+    if data is not None:
         record["sha256"] = hashlib.sha256(data).hexdigest()
-    except OSError as e:
-        record.update(status="error", reason=f"cannot read the submission: {e}")
-        return record
-    if job.notebook is None:
-        record.update(
-            status="error",
-            reason="cannot tell which exercise this is (name the file like the released "
-            "notebook, e.g. <student>/01_convolution.ipynb)",
-        )
-        return record
-    questions = manifest["notebooks"][job.notebook]["questions"]
-    infos = {qid: manifest["questions"][qid] for qid in questions}
-    record["max_score"] = float(sum(i["points"] for i in infos.values()))
-    if len(data) > MAX_SUBMISSION_BYTES:
-        record.update(status="error", reason="the submission is too large")
+    infos = {}
+    if job.notebook is not None:
+        questions = manifest["notebooks"][job.notebook]["questions"]
+        infos = {qid: manifest["questions"][qid] for qid in questions}
+        record["max_score"] = float(sum(i["points"] for i in infos.values()))
+    if job.problem is not None or data is None:
+        record.update(status=job.status, reason=job.problem or "the submission was not read")
         record["questions"] = _question_records(infos, "error", record["reason"])
         return record
     try:
         submission = json.loads(data.decode("utf-8"))
         if not isinstance(submission, dict) or not isinstance(submission.get("cells"), list):
             raise ValueError("not a notebook (no list of cells)")
+    except RecursionError:
+        record.update(
+            status="error", reason="the submission is not a valid notebook: nested too deeply"
+        )
+        record["questions"] = _question_records(infos, "error", record["reason"])
+        return record
     except (ValueError, UnicodeDecodeError) as e:
         record.update(
             status="error", reason=f"the submission is not a valid notebook: {_clip(e, 200)}"
@@ -433,7 +611,7 @@ def grade_notebook(job: Job, manifest: dict, settings: Settings) -> dict:
     for qid, reason in problems.items():
         results[qid] = _question_records({qid: infos[qid]}, "missing", reason)[qid]
 
-    workdir, kernel = _take_kernel(settings.memory)
+    workdir, kernel = _take_kernel(settings.kernel_limits())
     with workdir:
         runner = _Runner(kernel, cells, settings)
         try:
@@ -498,11 +676,12 @@ def grade_notebook(job: Job, manifest: dict, settings: Settings) -> dict:
 _spare: dict = {}
 
 
-def _launched(memory: int):
+def _launched(limits: tuple):
     from .kernel import Kernel
 
+    memory, cpu, sandbox = limits
     workdir = tempfile.TemporaryDirectory(prefix="tensorlab-grade-")
-    kernel = Kernel(workdir.name, memory)
+    kernel = Kernel(workdir.name, memory, sandbox=sandbox, cpu=cpu)
     try:
         kernel.launch()
     except BaseException:
@@ -519,32 +698,55 @@ def _close_spare() -> None:
         entry[0].cleanup()
 
 
-def _take_kernel(memory: int):
+def _take_kernel(limits: tuple):
     """(working directory, launched kernel): the warm spare when there is one."""
     entry = _spare.pop("entry", None)
-    if entry is not None and entry[2] == memory:
+    if entry is not None and entry[2] == limits:
         return entry[0], entry[1]
     if entry is not None:
         entry[1].close()
         entry[0].cleanup()
-    return _launched(memory)
+    return _launched(limits)
 
 
-def _prelaunch(memory: int) -> None:
+def _prelaunch(limits: tuple) -> None:
     """Launch the next submission's kernel now (only inside grading worker processes)."""
     if _spare.get("enabled") and "entry" not in _spare:
         try:
-            _spare["entry"] = (*_launched(memory), memory)
+            _spare["entry"] = (*_launched(limits), limits)
         except Exception:  # noqa: BLE001 - the next job will simply start its own kernel
             pass
 
 
-def _init_worker(memory: int) -> None:
+def _init_worker(limits: tuple) -> None:
     from multiprocessing.util import Finalize
 
     _spare["enabled"] = True
     Finalize(None, _close_spare, exitpriority=10)
-    _prelaunch(memory)
+    _prelaunch(limits)
+
+
+def _lost(job: Job, manifest: dict, reason: str, tb: str | None = None) -> dict:
+    """The record of a notebook the grader could not grade: 0 points, its max score kept."""
+    infos = {}
+    if job.notebook is not None:
+        infos = {
+            q: manifest["questions"][q] for q in manifest["notebooks"][job.notebook]["questions"]
+        }
+    rec = {
+        "path": job.path,
+        "student": job.student,
+        "notebook": job.notebook,
+        "sha256": None if job.data is None else hashlib.sha256(job.data).hexdigest(),
+        "status": "grader_error",
+        "reason": reason,
+        "score": 0.0,
+        "max_score": float(sum(i["points"] for i in infos.values())),
+        "questions": _question_records(infos, "grader_error", reason),
+    }
+    if tb:
+        rec["traceback"] = tb[-4000:]
+    return rec
 
 
 def _grade_job(job: Job, manifest: dict, settings: Settings) -> dict:
@@ -552,17 +754,7 @@ def _grade_job(job: Job, manifest: dict, settings: Settings) -> dict:
     try:
         return grade_notebook(job, manifest, settings)
     except Exception as e:  # noqa: BLE001 - a grader bug must not stop the batch
-        return {
-            "path": job.path,
-            "student": job.student,
-            "notebook": job.notebook,
-            "status": "grader_error",
-            "reason": f"{type(e).__name__}: {_clip(e)}",
-            "traceback": traceback.format_exc()[-4000:],
-            "score": 0.0,
-            "max_score": 0.0,
-            "questions": {},
-        }
+        return _lost(job, manifest, f"{type(e).__name__}: {_clip(e)}", traceback.format_exc())
 
 
 # ---------------------------------------------------------------------------- the class
@@ -596,50 +788,77 @@ class Progress:
         self.stream.flush()
 
 
-def _run_pool(jobs: list[Job], manifest: dict, settings: Settings, workers: int, progress) -> list:
-    """Grade ``jobs`` in ``workers`` processes; a crashed worker costs only its own job."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+def _collect_pool(pool, jobs, pending, manifest, settings, attempt, records, failed, progress):
+    """Submit ``pending`` jobs to ``pool`` and gather their records (one attempt)."""
+    from concurrent.futures import as_completed
     from concurrent.futures.process import BrokenProcessPool
 
+    futures = {pool.submit(_grade_job, jobs[i], manifest, settings): i for i in pending}
+    for fut in as_completed(futures):
+        i = futures[fut]
+        try:
+            rec = fut.result()
+        except BrokenProcessPool:
+            rec = _lost(jobs[i], manifest, "the grading worker was killed")
+        except Exception as e:  # noqa: BLE001 - e.g. a record that cannot be sent back
+            rec = _lost(jobs[i], manifest, f"{type(e).__name__}: {_clip(e)}")
+        if rec.get("status") == "grader_error" and attempt == 1:
+            failed[i] = rec
+            continue
+        if i in failed:
+            rec["attempts"] = 2
+            if rec.get("status") == "grader_error":
+                rec["reason"] = f"graded twice, failed twice: {rec['reason']}"
+        records[i] = rec
+        progress.update(rec)
+
+
+def _run_pool(jobs: list[Job], manifest: dict, settings: Settings, workers: int, progress) -> list:
+    """Grade ``jobs`` in ``workers`` processes. A notebook whose grading failed (its worker or
+    kernel killed from outside, a grader error) is graded once more in a fresh worker; if that
+    fails too it is recorded as lost, with its max score kept."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     records: dict[int, dict] = {}
-    attempts: dict[int, int] = {}
+    failed: dict[int, dict] = {}  # first failure of each job
     pending = list(range(len(jobs)))
-    while pending:
+    for attempt in (1, 2):
+        if not pending:
+            break
         ctx = multiprocessing.get_context("spawn")
-        broken = False
-        with ProcessPoolExecutor(
-            max_workers=workers,
+        pool = ProcessPoolExecutor(
+            max_workers=min(workers, len(pending)),
             mp_context=ctx,
             initializer=_init_worker,
-            initargs=(settings.memory,),
-        ) as pool:
-            futures = {pool.submit(_grade_job, jobs[i], manifest, settings): i for i in pending}
-            for fut in as_completed(futures):
-                i = futures[fut]
-                try:
-                    rec = fut.result()
-                except BrokenProcessPool:
-                    broken = True
-                    attempts[i] = attempts.get(i, 0) + 1
-                    if attempts[i] < 2:
-                        continue
-                    rec = {
-                        "path": jobs[i].path,
-                        "student": jobs[i].student,
-                        "notebook": jobs[i].notebook,
-                        "status": "grader_error",
-                        "reason": "the grading worker crashed twice on this submission",
-                        "score": 0.0,
-                        "max_score": 0.0,
-                        "questions": {},
-                    }
-                records[i] = rec
-                progress.update(rec)
+            initargs=(settings.kernel_limits(),),
+        )
+        try:
+            _collect_pool(
+                pool, jobs, pending, manifest, settings, attempt, records, failed, progress
+            )
+        except BaseException:  # Ctrl-C: stop now; the workers' sandboxes die with them
+            for proc in list(getattr(pool, "_processes", {}).values()):
+                proc.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
         pending = [i for i in pending if i not in records]
-        if pending and not broken:  # pragma: no cover - defensive
-            break
     return [records[i] for i in range(len(jobs)) if i in records]
+
+
+def _missing_record(student: str, nb: str, manifest: dict) -> dict:
+    infos = {q: manifest["questions"][q] for q in manifest["notebooks"][nb]["questions"]}
+    return {
+        "path": None,
+        "student": student,
+        "notebook": nb,
+        "status": "missing",
+        "reason": "no submission for this notebook",
+        "score": 0.0,
+        "max_score": float(sum(i["points"] for i in infos.values())),
+        "questions": _question_records(infos, "missing", "no submission for this notebook"),
+    }
 
 
 def _student_file(
@@ -647,64 +866,93 @@ def _student_file(
 ) -> dict:
     by_nb = {r.get("notebook"): r for r in records}
     subs = list(records)
-    for nb in notebooks:
-        if nb not in by_nb:
-            infos = {q: manifest["questions"][q] for q in manifest["notebooks"][nb]["questions"]}
-            subs.append(
-                {
-                    "path": None,
-                    "student": student,
-                    "notebook": nb,
-                    "status": "missing",
-                    "reason": "no submission for this notebook",
-                    "score": 0.0,
-                    "max_score": float(sum(i["points"] for i in infos.values())),
-                    "questions": _question_records(
-                        infos, "missing", "no submission for this notebook"
-                    ),
-                }
-            )
+    for nb in notebooks if student != UNASSIGNED else ():
+        if nb not in by_nb and nb in manifest["notebooks"]:
+            subs.append(_missing_record(student, nb, manifest))
+    graded = [s for s in subs if s.get("notebook")]
     return {
         "student": student,
+        "file": student_file(student),
         "tensorlab_version": __version__,
         "release_tensorlab_version": manifest.get("tensorlab_version"),
         "grader": asdict(settings),
-        "score": float(sum(s.get("score", 0.0) for s in subs)),
-        "max_score": float(sum(s.get("max_score", 0.0) for s in subs if s.get("notebook"))),
+        "score": float(sum(s.get("score", 0.0) for s in graded)),
+        "max_score": float(sum(s.get("max_score", 0.0) for s in graded)),
+        "lost": float(
+            sum(s.get("max_score", 0.0) for s in graded if s.get("status") == "grader_error")
+        ),
         "submissions": sorted(subs, key=lambda s: (s.get("notebook") or "", s.get("path") or "")),
     }
+
+
+def _key(rec: dict) -> str:
+    """What a record stands for in a student's file: its notebook, else its file."""
+    return rec.get("notebook") or f"file:{rec.get('path')}"
+
+
+def _previous(out_dir: Path) -> dict[str, list[dict]]:
+    """Submission records of earlier runs into ``out_dir`` (by student), placeholders left out."""
+    found: dict[str, list[dict]] = {}
+    for path in sorted(out_dir.glob("*.json")):
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            continue
+        if not (
+            isinstance(doc, dict)
+            and isinstance(doc.get("student"), str)
+            and isinstance(doc.get("submissions"), list)
+            and path.name == student_file(doc["student"])
+        ):
+            continue
+        subs = [
+            s for s in doc["submissions"] if isinstance(s, dict) and s.get("status") != "missing"
+        ]
+        found[doc["student"]] = subs
+    return found
 
 
 def write_results(
     out_dir: Path, records: list[dict], manifest: dict, settings: Settings
 ) -> list[dict]:
-    """``<student>.json`` for every student and ``gradebook.csv``, each written atomically."""
+    """``<student>.json`` for every student and ``gradebook.csv``, each written atomically.
+
+    Students and notebooks graded by earlier runs into ``out_dir`` are kept: a run over a
+    subset of the class updates those students' notebooks and leaves every other row as it was.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
-    notebooks = sorted({r["notebook"] for r in records if r.get("notebook")})
-    by_student: dict[str, list[dict]] = {}
+    by_student: dict[str, dict[str, dict]] = {}
+    for student, subs in _previous(out_dir).items():
+        by_student[student] = {_key(r): r for r in subs}
     for r in records:
-        by_student.setdefault(r["student"], []).append(r)
+        by_student.setdefault(r["student"], {})[_key(r)] = r
+    notebooks = sorted(
+        {
+            r["notebook"]
+            for subs in by_student.values()
+            for r in subs.values()
+            if r.get("notebook") in manifest["notebooks"]
+        }
+    )
     qids = [q for nb in notebooks for q in manifest["notebooks"][nb]["questions"]]
     files = []
     for student in sorted(by_student):
-        recs = by_student[student]
-        # one record per notebook: a second submission of the same notebook replaces the first
-        latest: dict = {}
-        for r in sorted(recs, key=lambda r: r["path"] or ""):
-            latest[r.get("notebook") or r["path"]] = r
-        doc = _student_file(student, list(latest.values()), notebooks, manifest, settings)
+        doc = _student_file(
+            student, list(by_student[student].values()), notebooks, manifest, settings
+        )
         text = json.dumps(doc, indent=1, sort_keys=True) + "\n"
-        write_atomic(out_dir / f"{student}.json", text.encode("utf-8"))
+        write_atomic(out_dir / doc["file"], text.encode("utf-8"))
         files.append(doc)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["student", "score", "max_score", *qids])
+    writer.writerow(["student", "score", "max_score", "lost", *qids])
     for doc in files:
         points = {}
         for sub in doc["submissions"]:
-            for qid, rec in sub.get("questions", {}).items():
-                points[qid] = rec["points"]
-        row = [doc["student"], f"{doc['score']:g}", f"{doc['max_score']:g}"]
+            if sub.get("notebook"):
+                for qid, rec in sub.get("questions", {}).items():
+                    points[qid] = rec["points"]
+        row = [doc["student"], f"{doc['score']:g}", f"{doc['max_score']:g}", f"{doc['lost']:g}"]
         writer.writerow(row + [f"{points[q]:g}" if q in points else "" for q in qids])
     write_atomic(out_dir / "gradebook.csv", buf.getvalue().encode("utf-8"))
     return files
@@ -729,6 +977,17 @@ def read_templates(release_dir: str | os.PathLike, manifest: dict) -> dict[str, 
     return out
 
 
+def _needs_kernel(job: Job) -> bool:
+    """Whether grading ``job`` runs a kernel (else its record is made here, at once)."""
+    if job.problem is not None or job.notebook is None or job.data is None:
+        return False
+    try:
+        nb = json.loads(job.data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return False
+    return isinstance(nb, dict) and isinstance(nb.get("cells"), list)
+
+
 def grade(
     submissions: list[str],
     out_dir: str | os.PathLike,
@@ -740,24 +999,52 @@ def grade(
     memory: int = 4 * 2**30,
     seed: int | None = None,
     progress: bool = True,
+    sandbox: str = "auto",
+    cluster: str | None = None,
 ) -> dict:
-    """Grade every submission; write the results to ``out_dir``. Returns a summary dict."""
+    """Grade every submission; write the results to ``out_dir``. Returns a summary dict.
+
+    ``sandbox``: ``"auto"`` (bubblewrap, or ``SandboxUnavailable``), ``"bwrap"``, or ``"none"``
+    (kernels run unconfined: only for code you trust). ``cluster``: a Dask scheduler address
+    (``tcp://host:8786``) or ``local:N``; each notebook is then one task on the cluster
+    (``cluster``), and ``jobs`` is not used.
+    """
+    from .sandbox import resolve
+
+    mode = resolve(sandbox)
     manifest = load_release(release_dir)
     if seed is None:
         seed = secrets.randbits(32)
-    settings = Settings(str(Path(release_dir).resolve()), cell_timeout, timeout, memory, seed)
+    settings = Settings(str(Path(release_dir).resolve()), cell_timeout, timeout, memory, seed, mode)
     manifest["templates"] = read_templates(release_dir, manifest)
-    paths = discover(submissions)
-    job_list = [identify(p, manifest) for p in paths]
+    job_list = collect(submissions, manifest)  # every file read now, before any kernel starts
     started = time.monotonic()
     bar = Progress(len(job_list), progress)
-    records = _run_pool(job_list, manifest, settings, max(1, jobs), bar)
-    files = write_results(Path(out_dir), records, manifest, settings)
+    records: list[dict | None] = [None] * len(job_list)
+    runnable = []
+    for i, job in enumerate(job_list):
+        if _needs_kernel(job):
+            runnable.append(i)
+        else:
+            records[i] = grade_notebook(job, manifest, settings)
+            bar.update(records[i])
+    todo = [job_list[i] for i in runnable]
+    if cluster is not None:
+        from . import cluster as dask_cluster
+
+        graded = dask_cluster.run(todo, manifest, settings, cluster, bar) if todo else []
+    else:
+        graded = _run_pool(todo, manifest, settings, max(1, jobs), bar)
+    for i, rec in zip(runnable, graded):
+        records[i] = rec
+    done = [r for r in records if r is not None]
+    files = write_results(Path(out_dir), done, manifest, settings)
     return {
-        "submissions": len(records),
+        "submissions": len(done),
         "students": len(files),
         "seconds": round(time.monotonic() - started, 2),
-        "grader_errors": [r for r in records if r.get("status") == "grader_error"],
-        "records": records,
+        "grader_errors": [r for r in done if r.get("status") == "grader_error"],
+        "records": done,
         "seed": seed,
+        "sandbox": mode,
     }

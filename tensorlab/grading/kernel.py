@@ -3,7 +3,8 @@
 The kernel runs ``sys.executable`` (the grader's own Python, so it sees the same tensorlab) via a
 private kernelspec in a temporary directory, with an address-space cap, a private working
 directory, a private IPython directory (no profile scripts), single-threaded BLAS and
-``TENSORLAB_GRADING=1``. ``run`` never raises for what the notebook does: it reports ``ok``,
+``TENSORLAB_GRADING=1``. With ``sandbox=True`` it runs inside bubblewrap (``sandbox``): the
+working directory is then the sandbox's private scratch ``/tmp``. ``run`` never raises for what the notebook does: it reports ``ok``,
 ``error``, ``timeout`` or ``dead``.
 """
 
@@ -111,12 +112,20 @@ class Kernel:
         startup_timeout: float = 60,
         *,
         grading: bool = True,
+        sandbox: bool = False,
+        cpu: int = 0,
     ):
         self.workdir = Path(workdir)
         self.memory = int(memory)
         self.grading = grading
+        self.cpu = int(cpu)
         self.startup_timeout = startup_timeout
         self._private = Path(tempfile.mkdtemp(prefix="tensorlab-kernel-"))
+        self._box = None
+        if sandbox:
+            from .sandbox import Sandbox
+
+            self._box = Sandbox.create(self._private)
         self._client = None
         self._connected = False
         self._launches = 0
@@ -129,6 +138,12 @@ class Kernel:
         spec_dir = self._private / "kernels" / KERNEL_NAME
         spec_dir.mkdir(parents=True, exist_ok=True)
         argv = [sys.executable, "-m", "tensorlab.grading._launch", str(self.memory)]
+        if self.cpu > 0:
+            argv += ["--cpu", str(self.cpu)]
+        if self._box is not None:
+            from .sandbox import NPROC
+
+            argv = self._box.argv(argv + ["--nproc", str(NPROC), *self._box.launch_args()])
         spec = {
             "argv": argv + ["-f", "{connection_file}"],
             "display_name": "tensorlab grader",
@@ -158,10 +173,11 @@ class Kernel:
         self.close_kernel()
         ipython_dir = self._private / "ipython"
         ipython_dir.mkdir(exist_ok=True)
+        conn_dir = self._private if self._box is None else self._box.ipc_dir
         km = AsyncKernelManager(
             kernel_name=KERNEL_NAME,
             kernel_spec_manager=self._kernelspec_manager(),
-            connection_file=str(self._private / f"kernel-{self._launches}.json"),
+            connection_file=str(conn_dir / f"kernel-{self._launches}.json"),
             transport="ipc",  # private unix sockets: no TCP port races between parallel kernels
         )
         self._launches += 1
@@ -176,9 +192,14 @@ class Kernel:
             record_timing=False,
             iopub_timeout=10,
         )
+        env = _kernel_env(self.workdir, ipython_dir, self.grading)
+        if self._box is not None:
+            from .sandbox import env as sandbox_env
+
+            env = sandbox_env(env)
         client.start_new_kernel(
             cwd=str(self.workdir),
-            env=_kernel_env(self.workdir, ipython_dir, self.grading),
+            env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

@@ -1,11 +1,14 @@
-"""Benchmark: grade 30 submissions (6 students x 5 notebooks) with 2 workers.
+"""Benchmark: grade 30 submissions (6 students x 5 notebooks) with 2 workers, with and without
+the bubblewrap sandbox, and the sandbox's own cost per kernel.
 
-Run: python tests/benchmarks/bench_grading.py [--jobs 2] [--students 6]
+Run: python tests/benchmarks/bench_grading.py [--jobs 2] [--students 6] [--sandbox both]
 
 Each student answers a different mix of questions (the solutions' answers, the exercise's blank
-answer cells), so the grades differ. Prints the wall time (target: < 60 s for 30 submissions
-with 2 workers), the mean time per submission, and the parallel speed-up measured in the same
-run (sum of per-notebook grading times / wall time).
+answer cells), so the grades differ. Prints, per mode, the wall time (target with the sandbox:
+< 40 s for 30 submissions with 2 workers on 2 cores), the mean time per submission and the
+parallel speed-up measured in the same run (sum of per-notebook grading times / wall time); then
+the time to start a kernel and run one cell, sandboxed and not, measured alternately in the same
+run (target: the sandbox costs < 0.2 s per notebook).
 """
 
 from __future__ import annotations
@@ -58,11 +61,45 @@ def make_class(root: Path, students: int) -> int:
     return n
 
 
+def kernel_start_cost(repeats: int) -> dict[str, float]:
+    """Median seconds to launch a kernel, run one cell and close it, per mode (alternating)."""
+    from tensorlab.grading.kernel import Kernel
+
+    times: dict[str, list[float]] = {"none": [], "bwrap": []}
+    for _ in range(repeats):
+        for mode in times:
+            with tempfile.TemporaryDirectory() as tmp:
+                start = time.perf_counter()
+                k = Kernel(tmp, 4 * 2**30, sandbox=mode == "bwrap", cpu=600)
+                k.start()
+                assert k.run("1 + 1", 30).status == "ok"
+                k.close()
+                times[mode].append(time.perf_counter() - start)
+    return {mode: statistics.median(t) for mode, t in times.items()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--students", type=int, default=6)
+    ap.add_argument("--sandbox", choices=("bwrap", "none", "both"), default="both")
+    ap.add_argument("--kernels", type=int, default=5, help="kernel starts per mode")
+    ap.add_argument("--cluster", help="also grade on this Dask cluster (e.g. local:2), sandboxed")
     args = ap.parse_args()
+    modes = ["bwrap", "none"] if args.sandbox == "both" else [args.sandbox]
+    for mode in modes:
+        run_class(args, mode)
+    if args.cluster:
+        run_class(args, "bwrap", cluster=args.cluster)
+    if args.kernels:
+        cost = kernel_start_cost(args.kernels)
+        print(
+            f"kernel start + 1 cell   : sandboxed {cost['bwrap']:.2f} s, unconfined {cost['none']:.2f} s"
+        )
+        print(f"sandbox cost per kernel : {cost['bwrap'] - cost['none']:+.2f} s  (target < 0.2 s)")
+
+
+def run_class(args, mode: str, cluster: str | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         n = make_class(root / "submissions", args.students)
@@ -75,18 +112,22 @@ def main() -> None:
             seed=0,
             memory=4 * 2**30,
             progress=False,
+            sandbox=mode,
+            cluster=cluster,
         )
         wall = time.perf_counter() - start
     durations = [r["duration_s"] for r in summary["records"] if "duration_s" in r]
     scores = [r["score"] for r in summary["records"]]
+    print(f"--- sandbox {mode}" + (f", Dask cluster {cluster}" if cluster else ""))
     print(f"submissions graded      : {n} ({args.students} students, {args.jobs} workers)")
-    print(f"wall time               : {wall:.1f} s  (target < 60 s for 30 with 2 workers)")
+    print(f"wall time               : {wall:.1f} s  (target < 40 s for 30 with 2 workers)")
     print(f"per submission (wall/n) : {wall / n:.2f} s")
     print(
         f"per notebook, in worker : mean {statistics.mean(durations):.2f} s, "
         f"max {max(durations):.2f} s"
     )
     print(f"parallel speed-up       : {sum(durations) / wall:.2f}x (sum of notebook times / wall)")
+    print(f"throughput              : {n / wall * 3600:.0f} notebooks/hour")
     print(f"scores                  : min {min(scores):g}, max {max(scores):g}")
     print(f"grader errors           : {len(summary['grader_errors'])}")
     for rec in summary["grader_errors"]:

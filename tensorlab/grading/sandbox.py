@@ -1,0 +1,259 @@
+"""The OS sandbox every grading kernel runs in: bubblewrap (``bwrap``).
+
+What the kernel sees: the Python environment read-only (the interpreter's prefix, the virtual
+environment, site-packages and the ``tensorlab`` package itself, with its question banks and
+shipped course hidden), a private size-capped scratch ``/tmp`` that is its working directory
+and ``$HOME``, an empty ``/dev`` and its own ``/proc``, and the folder holding the IPC sockets it
+talks to the grader through. Nothing else exists: no solutions, no class folder, no ``--out``,
+no release folder, no home directories. It runs in new PID, network, IPC and UTS namespaces
+(the PID namespace ends every process a notebook started when the kernel is stopped; the
+network namespace has no interface but loopback) as an unprivileged uid:
+
+- the grader is not root: a new user namespace maps uid 65534 inside to the grader's uid,
+  and further user namespaces are disabled;
+- the grader is root (containers, CI): bwrap runs privileged (no user namespace), and the
+  kernel launcher (``_launch``) switches to a fresh unprivileged uid of its own before any
+  notebook code runs (no capabilities, ``no_new_privs``). A uid of its own makes
+  ``RLIMIT_NPROC`` count this kernel's processes only (root is exempt from that limit).
+
+``RLIMIT_NPROC``, ``RLIMIT_CPU``, ``RLIMIT_FSIZE`` and the memory cap are set by ``_launch``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+MODES = ("auto", "bwrap", "none")
+SCRATCH_BYTES = 256 * 2**20
+SHM_BYTES = 64 * 2**20
+NPROC = 64  # processes and threads of one kernel (ipykernel itself uses about 10)
+NOBODY = 65534
+# root mode: each kernel gets its own uid from this range (no account uses it)
+UID_BASE, UID_SPAN = 2_000_000_000, 100_000_000
+
+
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap is missing or cannot create its namespaces on this machine."""
+
+
+def package_dir() -> Path:
+    import tensorlab
+
+    return Path(tensorlab.__file__).resolve().parent
+
+
+def hidden_paths() -> list[Path]:
+    """Parts of the package the grading kernel must not read (references, the shipped course)."""
+    pkg = package_dir()
+    return [p for p in (pkg / "grading" / "questions", pkg / "_course") if p.is_dir()]
+
+
+def _under(path: Path, roots: list[Path]) -> bool:
+    return any(path == r or r in path.parents for r in roots)
+
+
+def python_paths() -> list[Path]:
+    """The directories the kernel's Python needs, read-only: prefixes, site-packages, the package.
+
+    A ``sys.path`` entry that is neither under a prefix nor a site-packages folder (a source
+    checkout, the current folder, an editable install's project root) is left out: it may hold
+    solutions. The ``tensorlab`` package folder is bound on its own.
+    """
+    roots: list[Path] = []
+    for p in (sys.base_prefix, sys.base_exec_prefix, sys.prefix, sys.exec_prefix):
+        roots.append(Path(p).resolve())
+    exe = Path(sys.executable)
+    roots.append(exe.parent.resolve())
+    roots.append(exe.resolve().parent)
+    for entry in sys.path:
+        if not entry:
+            continue
+        p = Path(entry).resolve()
+        if p.name in ("site-packages", "dist-packages") and p.is_dir():
+            roots.append(p)
+    roots.append(package_dir())
+    out: list[Path] = []
+    for p in sorted(set(roots), key=lambda p: len(p.parts)):
+        if p.exists() and not _under(p, out) and p != Path("/"):
+            out.append(p)
+    return out
+
+
+def _system_binds() -> list[str]:
+    """/usr read-only, and /bin, /lib, ... as symlinks (merged /usr) or read-only binds."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        p = Path("/") / name
+        if p.is_symlink():
+            args += ["--symlink", os.readlink(p), str(p)]
+        elif p.is_dir():
+            args += ["--ro-bind", str(p), str(p)]
+    for f in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/alternatives"):
+        args += ["--ro-bind-try", f, f]
+    return args
+
+
+@dataclass
+class Sandbox:
+    """How to wrap one kernel's command line in bwrap.
+
+    ``ipc_dir`` (bound read-write at the same path) holds the connection file and the sockets;
+    ``private`` is a grader-side folder for the sandbox's own small files (passwd).
+    """
+
+    ipc_dir: Path
+    private: Path
+    uid: int  # the uid the kernel runs as (inside; also outside in root mode)
+
+    @classmethod
+    def create(cls, private: Path) -> Sandbox:
+        private = Path(private)
+        ipc = private / "ipc"
+        ipc.mkdir(mode=0o700, exist_ok=True)
+        if os.geteuid() == 0:
+            uid = UID_BASE + secrets.randbelow(UID_SPAN)
+            os.chown(ipc, uid, uid)
+            os.chmod(ipc, 0o711)  # root inside (no capabilities) reads the connection file
+        else:
+            uid = NOBODY
+        (private / "passwd").write_text(f"grader:x:{uid}:{uid}:grading kernel:/tmp:/bin/false\n")
+        (private / "group").write_text(f"grader:x:{uid}:\n")
+        return cls(ipc, private, uid)
+
+    @property
+    def root_mode(self) -> bool:
+        return os.geteuid() == 0
+
+    def launch_args(self) -> list[str]:
+        """Extra arguments for ``_launch`` (the uid to switch to, in root mode)."""
+        return ["--uid", str(self.uid)] if self.root_mode else []
+
+    def argv(self, command: list[str]) -> list[str]:
+        bwrap = shutil.which("bwrap") or "bwrap"
+        args = [
+            bwrap,
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--hostname",
+            "grader",
+            "--die-with-parent",
+            "--new-session",
+        ]
+        if self.root_mode:
+            # privileged bwrap; _launch keeps only what it needs to switch to self.uid
+            args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        else:
+            args += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+            args += ["--disable-userns"]
+        args += _system_binds()
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        args += ["--perms", "1777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"]
+        args += ["--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
+        mounted = [Path("/usr"), Path("/proc"), Path("/dev")]
+        made: set[Path] = set()
+
+        def parents(path: Path) -> list[str]:
+            # bwrap would create missing parent folders with mode 0700: make them 0755 first
+            out = []
+            for a in reversed(path.parents):
+                if a == Path("/") or a in made or _under(a, mounted):
+                    continue
+                made.add(a)
+                out += ["--perms", "0755", "--dir", str(a)]
+            return out
+
+        for p in python_paths():
+            if _under(p, mounted):
+                continue
+            args += parents(p) + ["--ro-bind", str(p), str(p)]
+            mounted.append(p)
+        args += parents(self.ipc_dir)  # under /tmp, the scratch tmpfs
+        for p in hidden_paths():
+            args += ["--perms", "0555", "--size", "4096", "--tmpfs", str(p)]
+        args += ["--bind", str(self.ipc_dir), str(self.ipc_dir)]
+        args += ["--ro-bind", str(self.private / "passwd"), "/etc/passwd"]
+        args += ["--ro-bind", str(self.private / "group"), "/etc/group"]
+        # ipykernel would take bwrap's init (pid 1 in the PID namespace) for a dead parent;
+        # --die-with-parent ends the sandbox with the grader instead
+        args += ["--unsetenv", "JPY_PARENT_PID", "--chdir", "/tmp", "--"]
+        return args + list(command)
+
+
+def env(base: dict) -> dict:
+    """The kernel's environment inside the sandbox (paths that exist there)."""
+    out = dict(base)
+    out.update(
+        HOME="/tmp",
+        TMPDIR="/tmp",
+        IPYTHONDIR="/tmp/.ipython",
+        MPLCONFIGDIR="/tmp/.matplotlib",
+        JPY_SESSION_NAME="/tmp/submission.ipynb",
+        PYTHONPATH=str(package_dir().parent),
+        USER="grader",
+        LOGNAME="grader",
+    )
+    for k in ("TEMP", "TMP"):
+        out.pop(k, None)
+    return out
+
+
+@lru_cache(maxsize=1)
+def probe() -> str | None:
+    """None when a sandboxed Python starts here, else the reason it does not."""
+    import tempfile
+
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    with tempfile.TemporaryDirectory(prefix="tensorlab-probe-") as tmp:
+        box = Sandbox.create(Path(tmp))
+        code = "import tensorlab.grading._launch"
+        argv = box.argv([sys.executable, "-c", code])
+        try:
+            r = subprocess.run(
+                argv,
+                env=env({"PATH": os.environ.get("PATH", "/usr/bin:/bin")}),
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return f"bubblewrap could not be run: {e}"
+    if r.returncode != 0:
+        detail = (r.stderr.strip().splitlines() or [f"exit status {r.returncode}"])[-1]
+        return (
+            f"bubblewrap cannot create a sandbox here ({detail}); unprivileged user namespaces "
+            "may be disabled (sysctl kernel.unprivileged_userns_clone=1) or the container may "
+            "forbid them"
+        )
+    return None
+
+
+def resolve(mode: str, *, fallback: bool = False) -> str:
+    """``"bwrap"`` or ``"none"`` for a requested mode.
+
+    ``auto``: bwrap when usable; else ``none`` if ``fallback`` (a learner's own check), else
+    ``SandboxUnavailable``. ``bwrap``: bwrap or ``SandboxUnavailable``.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown sandbox mode {mode!r} (choose from {', '.join(MODES)})")
+    if mode == "none":
+        return "none"
+    reason = probe()
+    if reason is None:
+        return "bwrap"
+    if mode == "auto" and fallback:
+        return "none"
+    raise SandboxUnavailable(
+        f"{reason}. Grading runs student code, so it refuses to run without the sandbox; "
+        "pass --sandbox none to grade without it (only for code you trust)"
+    )

@@ -1,0 +1,194 @@
+"""``tensorlab grade --cluster``: one notebook = one Dask task, same results as a local run,
+a worker killed mid-run costs nothing, an unreachable scheduler is a usage error."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tensorlab.grading.grade import grade, student_file
+from tensorlab.grading.sandbox import probe
+
+distributed = pytest.importorskip("distributed")
+pytest.importorskip("nbclient")
+
+ROOT = Path(__file__).resolve().parent.parent
+EXERCISES, SOLUTIONS = ROOT / "exercises", ROOT / "solutions"
+STRIDES = "04_strides.ipynb"
+SANDBOX = "auto" if probe() is None else "none"
+
+
+def _answers() -> dict[str, str]:
+    nb = json.loads((SOLUTIONS / STRIDES).read_text())
+    return {
+        c["metadata"]["tensorlab"]["question"]: "".join(c["source"])
+        for c in nb["cells"]
+        if c.get("metadata", {}).get("tensorlab", {}).get("role") == "answer"
+    }
+
+
+def _write(path: Path, replace: dict[str, str] | None = None) -> None:
+    nb = json.loads((EXERCISES / STRIDES).read_text())
+    answers = {**_answers(), **(replace or {})}
+    for cell in nb["cells"]:
+        tl = cell.get("metadata", {}).get("tensorlab", {})
+        if tl.get("role") == "answer":
+            cell["source"] = answers[tl["question"]]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(nb, indent=1))
+
+
+def _comparable(out: Path, student: str) -> list[dict]:
+    doc = json.loads((out / student_file(student)).read_text())
+    subs = doc["submissions"]
+    for s in subs:
+        s.pop("duration_s", None)
+    return subs
+
+
+def test_a_local_cluster_grades_exactly_like_a_local_run(tmp_path):
+    klass = tmp_path / "class"
+    _write(klass / "solved" / STRIDES)
+    _write(klass / "wrong" / STRIDES, {"strides.transpose": "transposed_layout = 1\n"})
+    shutil_blank = klass / "blank" / STRIDES
+    shutil_blank.parent.mkdir(parents=True)
+    shutil_blank.write_bytes((EXERCISES / STRIDES).read_bytes())
+    (klass / "broken").mkdir()
+    (klass / "broken" / STRIDES).write_text("{")
+    kw = dict(seed=3, progress=False, sandbox=SANDBOX, cell_timeout=20, timeout=120)
+    local = grade([str(klass)], tmp_path / "local", EXERCISES, jobs=1, **kw)
+    dask = grade([str(klass)], tmp_path / "dask", EXERCISES, cluster="local:2", **kw)
+    assert [r["path"] for r in dask["records"]] == [r["path"] for r in local["records"]]
+    for student in ("solved", "wrong", "blank", "broken"):
+        assert _comparable(tmp_path / "dask", student) == _comparable(tmp_path / "local", student)
+    assert (tmp_path / "dask" / "gradebook.csv").read_text() == (
+        tmp_path / "local" / "gradebook.csv"
+    ).read_text()
+    assert json.loads((tmp_path / "dask" / "solved.json").read_text())["score"] == 6
+
+
+def test_a_worker_killed_mid_run_costs_no_notebook(tmp_path):
+    """Dask reschedules the killed worker's task: every notebook graded once, none lost."""
+    from distributed import Client, LocalCluster
+
+    klass = tmp_path / "class"
+    slow = {"strides.transpose": "import time\n\ntime.sleep(3)\n" + _answers()["strides.transpose"]}
+    students = [f"s{i}" for i in range(4)]
+    for s in students:
+        _write(klass / s / STRIDES, slow)
+    cluster = LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    )
+    client = Client(cluster)
+    killed: list[int] = []
+
+    def kill_one_busy_worker():
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not killed:
+            busy = [w for w, tasks in client.processing().items() if tasks]
+            if busy:
+                time.sleep(1.5)  # well into the notebook
+                pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+            time.sleep(0.2)
+
+    killer = threading.Thread(target=kill_one_busy_worker, daemon=True)
+    killer.start()
+    try:
+        summary = grade(
+            [str(klass)],
+            tmp_path / "out",
+            EXERCISES,
+            cluster=cluster.scheduler_address,
+            seed=1,
+            progress=False,
+            sandbox=SANDBOX,
+            cell_timeout=20,
+            timeout=120,
+        )
+    finally:
+        killer.join()
+        client.close()
+        cluster.close()
+    assert killed, "no worker was killed"
+    paths = [r["path"] for r in summary["records"]]
+    assert sorted(paths) == sorted(str(klass / s / STRIDES) for s in students)
+    for s in students:
+        (sub,) = [
+            x for x in json.loads((tmp_path / "out" / f"{s}.json").read_text())["submissions"]
+        ]
+        assert sub["status"] == "graded" and sub["score"] == 6, sub
+
+
+def _cli(*args, timeout=120):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    return subprocess.run(
+        [sys.executable, "-m", "tensorlab.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+
+
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:1", "local:0", "nonsense"])
+def test_an_unusable_cluster_is_a_usage_error(tmp_path, address):
+    (tmp_path / "s").mkdir()
+    _write(tmp_path / "s" / "ann" / STRIDES)
+    r = _cli(
+        "grade",
+        str(tmp_path / "s"),
+        "--out",
+        str(tmp_path / "out"),
+        "--release",
+        str(EXERCISES),
+        "--sandbox",
+        "none",
+        "--cluster",
+        address,
+        "--quiet",
+    )
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert address in r.stderr.strip().splitlines()[-1]
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(probe() is not None, reason="needs a usable sandbox here")
+def test_a_worker_without_the_sandbox_records_it_per_notebook(tmp_path):
+    from distributed import Client, LocalCluster
+
+    _write(tmp_path / "s" / "ann" / STRIDES)
+    _write(tmp_path / "s" / "bob" / STRIDES)
+    cluster = LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
+        env={"PATH": str(tmp_path / "no-bwrap-here")},
+    )
+    try:
+        with Client(cluster):
+            summary = grade(
+                [str(tmp_path / "s")],
+                tmp_path / "out",
+                EXERCISES,
+                cluster=cluster.scheduler_address,
+                progress=False,
+                sandbox="auto",
+            )
+    finally:
+        cluster.close()
+    assert len(summary["records"]) == 2
+    for rec in summary["records"]:
+        assert rec["status"] == "grader_error" and rec["max_score"] == 6
+        assert "sandbox cannot start on worker" in rec["reason"]
