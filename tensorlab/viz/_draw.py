@@ -22,6 +22,8 @@ from matplotlib.font_manager import FontProperties, findfont, get_font
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
+from ._numbers import snap_zero  # noqa: F401 - figures print values through it
+
 # ---------------------------------------------------------------------------------- colours
 GROUP_COLORS = (
     "#1f77b4",
@@ -44,12 +46,37 @@ REMOVED = "#d62728"
 ERROR = "#b00020"
 
 
+# ---------------------------------------------------------------------------------- text size
+# Figures are shown 1:1 (a PNG pixel is a screen pixel at 100 % zoom, and every figure is at most
+# MAX_FIGURE_PX wide, so a notebook's output area never scales it down): no text is drawn smaller
+# than MIN_TEXT_PX pixels. Layouts measure text through the same floor, so they make room for it.
+MIN_TEXT_PX = 9.0
+MAX_FIGURE_PX = 864.0  # 9.6 inches at the default 90 dpi: fits JupyterLab's output area at 1400 px
+FIGURE_DPI = 90.0
+FIGURE_WIDTH = MAX_FIGURE_PX / FIGURE_DPI  # inches
+
+
+def min_points(dpi: float) -> float:
+    """The smallest font size (points) drawn at ``dpi``: :data:`MIN_TEXT_PX` pixels."""
+    return MIN_TEXT_PX * 72.0 / float(dpi)
+
+
+def points(size: float, dpi: float) -> float:
+    """The font size actually drawn for ``size`` points at ``dpi`` (never below the floor)."""
+    return max(float(size), min_points(dpi))
+
+
+def font_px(size: float, dpi: float) -> float:
+    """Pixels per em of text of ``size`` points at ``dpi``, as drawn (floor included)."""
+    return points(size, dpi) * float(dpi) / 72.0
+
+
 def group_color(k: int) -> str:
     """A colour per group / axis, cycling through 10 distinguishable ones."""
     return GROUP_COLORS[k % len(GROUP_COLORS)]
 
 
-def new_figure(width: float, height: float, dpi: float = 90) -> Figure:
+def new_figure(width: float, height: float, dpi: float = FIGURE_DPI) -> Figure:
     """A ``Figure`` with an Agg canvas, made without pyplot (no global state, nothing shown)."""
     fig = Figure(figsize=(width, height), dpi=dpi)
     FigureCanvasAgg(fig)
@@ -102,7 +129,7 @@ def cell_squares(rows: Sequence[float], cols: Sequence[float], half: float = 0.5
 
 # ---------------------------------------------------------------------------------- glyphs
 def _font_key(size: float, weight, family: str, dpi: float) -> tuple:
-    return (float(size), str(weight), str(family), float(dpi))
+    return (points(size, dpi), str(weight), str(family), float(dpi))
 
 
 @lru_cache(maxsize=4096)
@@ -333,8 +360,8 @@ class CellLabels(Artist):
         (x0, y0), (x1, y1) = self.get_transform().transform([(0, 0), (self.cell, self.cell)])
         cell_w, cell_h = abs(x1 - x0), abs(y1 - y0)
         longest = max(self.texts, key=len)
-        size = self.size
-        while size >= self.min_size:
+        size = points(self.size, renderer.dpi)
+        while size >= points(self.min_size, renderer.dpi):
             key = _font_key(size, self.weight, self.family, renderer.dpi)
             widest = max(
                 _line_mask(t, *key)[3] for t in set(self.texts) if len(t) >= len(longest) - 1
@@ -346,7 +373,8 @@ class CellLabels(Artist):
 
     def _stamps(self, renderer) -> list:
         """(top, left, mask, colour) of every label, in canvas pixels (y down), as Agg draws them."""
-        size = self.drawn_size = self._fitting_size(renderer)
+        size = self._fitting_size(renderer)
+        self.drawn_size = None if size is None else points(size, renderer.dpi)
         if size is None:
             return []
         key = _font_key(size, self.weight, self.family, renderer.dpi)
@@ -584,8 +612,9 @@ def crop_to_content(fig: Figure, pad: float = 0.06) -> None:
     if bb is None or not np.all(np.isfinite(bb.extents)):
         return
     W, H = fig.get_size_inches()
-    x0, y0 = bb.x0 - pad, bb.y0 - pad
-    nw, nh = bb.width + 2 * pad, bb.height + 2 * pad
+    pad_x = min(pad, max((MAX_FIGURE_PX / fig.dpi - bb.width) / 2, 0.0))  # stays 1:1 on screen
+    x0, y0 = bb.x0 - pad_x, bb.y0 - pad
+    nw, nh = bb.width + 2 * pad_x, bb.height + 2 * pad
     for ax in fig.axes:
         p = ax.get_position(original=True)
         ax.set_position(

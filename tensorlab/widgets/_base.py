@@ -169,20 +169,21 @@ class Explorer:
             model = self._model()
             self.scene.update(model)
         except Exception as e:  # noqa: BLE001 - a bad configuration is a message, not a crash
+            # said once, in the picture (which a still keeps); under it only if it cannot draw
             self.last_error = f"{type(e).__name__}: {e}"
+            self.message.value = ""
             try:
                 self.scene.show_error(self.last_error)
             except Exception:  # noqa: BLE001
-                pass
-            self.message.value = (
-                f'<span style="{ERROR_STYLE}">{html.escape(self.last_error)}</span>'
-            )
+                self.message.value = (
+                    f'<span style="{ERROR_STYLE}">{html.escape(self.last_error)}</span>'
+                )
             self.status.value = html.escape(self.describe_settings()) + " — <i>not drawn</i>"
         else:
             self.model = model
             self.last_error = None
             self.message.value = self._note(model)
-            self.status.value = html.escape(model.describe())
+            self.status.value = html.escape(self._status(model))
         try:
             self.view.render()
         except Exception as e:  # noqa: BLE001
@@ -193,8 +194,17 @@ class Explorer:
         self.timings.append(time.perf_counter() - t0)
 
     def _note(self, model) -> str:
-        """Extra HTML under the figure for a model that drew fine (errors inside it, hints)."""
+        """Extra HTML under the figure for a model that drew fine (hints; errors are drawn in the
+        figure, once, never repeated here)."""
         return ""
+
+    def _status(self, model) -> str:
+        """The status line for a model that drew fine: the configuration in words."""
+        return model.describe()
+
+    def shown_error(self) -> str:
+        """The error the picture shows now ('' when none): what the learner reads, once."""
+        return self.scene.error_text() if hasattr(self.scene, "error_text") else ""
 
     def describe_settings(self) -> str:
         """The controls' values in words (shown when the model could not be built)."""

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import html
-
 import ipywidgets as widgets
 
 from ..viz._axes_model import parse_shape
 from ..viz._memory_model import PRESETS, memory_model
 from ..viz.memory import MemoryScene
-from ._base import ERROR_STYLE, Explorer
+from ._base import Explorer
 
 CUSTOM = "(your chain)"
 OP_TEMPLATES = (
@@ -175,19 +173,9 @@ class MemoryExplorer(Explorer):
             writes=self.writes,
         )
 
-    def _note(self, model) -> str:
-        parts = []
-        if model.error is not None:
-            parts.append(f"{model.error.op_text} failed: {model.error.message}")
-            if model.error.explanation:
-                parts.append(model.error.explanation)
-        for w in model.writes:
-            if w.error:
-                parts.append(f"write failed: {w.error}")
-        if not parts:
-            return ""
-        body = "<br>".join(html.escape(p) for p in parts)
-        return f'<span style="{ERROR_STYLE}">{body}</span>'
+    def _status(self, model) -> str:
+        """The highlighted step in words; a failing op and its explanation are in the picture."""
+        return model.describe().split(" | ")[0]
 
     def describe_settings(self) -> str:
         chain = "; ".join(p.strip() for p in self.chain.value.split("\n") if p.strip())
