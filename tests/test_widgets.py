@@ -476,3 +476,45 @@ def test_png_encoder_round_trips_through_pil():
     data = encode_png(fig.canvas)
     decoded = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
     np.testing.assert_array_equal(decoded, np.asarray(fig.canvas.buffer_rgba())[..., :3])
+
+
+# ---------------------------------------------------------------------------------- labels not cut
+CHAR_PX, DESCRIPTION_PX = 8.0, 90.0  # JupyterLab's 13 px UI font: at most 8 px a character
+
+
+def _px(layout_width) -> float:
+    return float(str(layout_width or "300px").removesuffix("px"))  # ipywidgets' default: 300 px
+
+
+def test_dropdown_and_text_labels_are_not_cut():
+    """Every dropdown is wide enough for its longest option, the weights box for any preset
+    kernel's text (a box blur's ninths included)."""
+    from tensorlab.viz._conv_model import KERNEL_PRESETS, kernel_preset
+    from tensorlab.widgets.conv import kernel_to_text
+
+    for cls in (ConvExplorer, GroupsExplorer, MemoryExplorer, AxesExplorer):
+        e = cls(display="agg")
+        for name, c in e.controls().items():
+            if type(c).__name__ == "Dropdown":
+                longest = max(len(str(label)) for label in c.options)
+                need = CHAR_PX * longest + DESCRIPTION_PX
+                assert _px(c.layout.width) >= need, (cls.__name__, name, c.layout.width, need)
+    e = ConvExplorer(display="agg")
+    texts = [kernel_to_text(kernel_preset(k)) for k in KERNEL_PRESETS]
+    assert "0.1111" in " ".join(texts)
+    need = CHAR_PX * max(map(len, texts)) + DESCRIPTION_PX
+    assert _px(e.kernel_text.layout.width) >= need, (e.kernel_text.layout.width, need)
+
+
+def test_groups_sliders_give_the_usual_counts_room():
+    """Channel counts 1-8 (and the lecture's 16 and 64) are stops of the sliders, and 1-8 take
+    at least a third of each slider instead of the first few pixels."""
+    e = GroupsExplorer(display="agg")
+    for c in (e.in_channels, e.out_channels, e.groups):
+        stops = list(c.options)
+        assert {1, 2, 3, 4, 8, 16, 64} <= set(stops)
+        assert stops.index(8) / (len(stops) - 1) >= 1 / 3
+    e.groups.value = 1
+    assert "more)" not in e.scene.count_text.get() and "would need" not in e.status.value
+    e.groups.value = 2
+    assert "(groups=1 would need 144: 2× more)" in e.scene.count_text.get()

@@ -41,7 +41,10 @@ class MemoryExplorer(Explorer):
         super().__init__(MemoryScene(), display=display)
         self._x = x
         self.preset = widgets.Dropdown(
-            options=[CUSTOM, *PRESETS], value=CUSTOM, description="preset"
+            options=[CUSTOM, *PRESETS],
+            value=CUSTOM,
+            description="preset",
+            layout=widgets.Layout(width="420px"),  # the longest preset name is not cut
         )
         self.shape = widgets.Text(
             value=", ".join(str(s) for s in (x.shape if x is not None else shape)),
@@ -53,7 +56,7 @@ class MemoryExplorer(Explorer):
             value="\n".join(p.strip() for p in chain.replace(";", "\n").split("\n") if p.strip()),
             description="ops",
             continuous_update=False,
-            layout=widgets.Layout(width="330px", height="90px"),
+            layout=widgets.Layout(width="300px", height="90px"),
         )
         self.pick = widgets.Dropdown(options=OP_TEMPLATES, value=".view(-1)", description="op")
         self.append = widgets.Button(description="append op", icon="plus")
