@@ -105,6 +105,7 @@ class ConvExplorer(Explorer):
             self.operation,
         )
         self.refresh()
+        self._warm()
 
     # ------------------------------------------------------------------ controls
     def controls(self) -> dict[str, widgets.Widget]:

@@ -64,6 +64,7 @@ class GroupsExplorer(Explorer):
         for c in (self.in_channels, self.out_channels, self.groups, self.kernel_size):
             c.observe(self._slider_changed, names="value")
         self.refresh()
+        self._warm()
 
     def controls(self) -> dict[str, widgets.Widget]:
         return {

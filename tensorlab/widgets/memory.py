@@ -83,6 +83,7 @@ class MemoryExplorer(Explorer):
         self.write.on_click(lambda _: self.write_value())
         self.clear.on_click(lambda _: self.clear_writes())
         self.refresh()
+        self._warm()
 
     # ------------------------------------------------------------------ controls
     def controls(self) -> dict[str, widgets.Widget]:
