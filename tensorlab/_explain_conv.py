@@ -116,7 +116,8 @@ class ConvExplanation:
         n_pad = len(self.padded_terms)
         top, bottom, left, right = self.padding
         head = [
-            f"out[{self._idx()}] of a convolution: input {list(self.input_shape)}, weight "
+            f"out[{self._idx()}] of conv2d (a cross-correlation: the kernel is not flipped): "
+            f"input {list(self.input_shape)}, weight "
             f"{list(self.weight_shape)}, stride {self.stride}, dilation {self.dilation}, groups "
             f"{self.groups}",
             f"padding top={top} bottom={bottom} left={left} right={right}, mode "

@@ -193,17 +193,102 @@ def prepare_course(
 
 
 # ---------------------------------------------------------------------------- JupyterLab
+LAB_DIR = ".tensorlab/jupyterlab"  # in the course folder: this course's JupyterLab defaults
+# Defaults for this course only (the learner's own settings still win): no "Jupyter news?"
+# prompt on first open, and a file browser whose names are not cut (no date column).
+LAB_OVERRIDES = {
+    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false"},
+    "@jupyterlab/filebrowser-extension:browser": {"showLastModifiedColumn": False},
+}
+# The first open shows a file browser wide enough for the lesson names (a share of the window).
+FILE_BROWSER_SHARE = 0.24
+ROOT_NOTE = "running as root: passing --allow-root to JupyterLab"
+
+
+def _is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def _gives_allow_root(args: list[str]) -> bool:
+    return any(a == "--allow-root" or a.lower().startswith("--serverapp.allow_root") for a in args)
+
+
+def _default_app_settings_dir() -> Path | None:
+    """JupyterLab's own application settings folder (where an admin's overrides.json lives)."""
+    try:
+        from jupyterlab.commands import get_app_dir
+    except ImportError:  # pragma: no cover - JupyterLab is a dependency
+        return None
+    return Path(get_app_dir()) / "settings"
+
+
+def lab_settings(dest: Path) -> dict[str, Path]:
+    """Write this course's JupyterLab defaults into ``dest/.tensorlab/jupyterlab``.
+
+    ``settings/overrides.json`` (served as *defaults*: the learner's user settings still win)
+    merges JupyterLab's own application ``overrides.json`` (if any) with :data:`LAB_OVERRIDES`;
+    ``workspaces/`` gets a first layout with a wide file browser, written only when absent (later
+    the learner's own layout of this course is saved there). Nothing outside ``dest`` is touched.
+    """
+    base = Path(dest) / LAB_DIR
+    settings, workspaces = base / "settings", base / "workspaces"
+    settings.mkdir(parents=True, exist_ok=True)
+    workspaces.mkdir(parents=True, exist_ok=True)
+    overrides: dict = {}
+    upstream = _default_app_settings_dir()
+    if upstream is not None:
+        for name in ("page_config.json", "page_config.json5"):
+            if (upstream / name).is_file() and not (settings / name).exists():
+                shutil.copyfile(upstream / name, settings / name)
+        try:
+            overrides = json.loads((upstream / "overrides.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            overrides = {}
+    for plugin, values in LAB_OVERRIDES.items():
+        overrides.setdefault(plugin, {}).update(values)
+    (settings / "overrides.json").write_text(json.dumps(overrides, indent=1) + "\n", "utf-8")
+    try:
+        from jupyterlab_server.workspaces_handler import WORKSPACE_EXTENSION, slugify
+    except ImportError:  # pragma: no cover - JupyterLab is a dependency
+        return {"settings": settings, "workspaces": workspaces}
+    first = workspaces / (slugify("default") + WORKSPACE_EXTENSION)
+    if not first.exists():
+        share = FILE_BROWSER_SHARE
+        layout = {
+            "left": {"collapsed": False, "visible": True, "current": "filebrowser"},
+            "relativeSizes": [share, 1 - share, 0],
+        }
+        workspace = {"data": {"layout-restorer:data": layout}, "metadata": {"id": "default"}}
+        first.write_text(json.dumps(workspace, indent=1) + "\n", encoding="utf-8")
+    return {"settings": settings, "workspaces": workspaces}
+
+
 def lab_command(
     dest: Path, *, port: int | None = None, no_browser: bool = False, extra: list[str] = ()
 ) -> list[str]:
-    """The ``jupyter lab`` command (this Python's) serving ``dest``."""
+    """The ``jupyter lab`` command (this Python's) serving ``dest``.
+
+    JupyterLab reads this course's defaults from ``dest`` (see :func:`lab_settings`). As root it
+    gets ``--allow-root`` (JupyterLab refuses to run as root without it) and one line says so.
+    """
+    dest = Path(dest)
     cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={dest}"]
     if (dest / FIRST_LESSON).is_file():
         cmd.append(f"--LabApp.default_url=/lab/tree/{FIRST_LESSON}")
+    try:
+        lab = lab_settings(dest)
+    except OSError as e:  # a read-only course folder still opens, with JupyterLab's defaults
+        print(f"note: JupyterLab opens with its own defaults ({e})", file=sys.stderr)
+    else:
+        cmd.append(f"--LabApp.app_settings_dir={lab['settings']}")
+        cmd.append(f"--LabApp.workspaces_dir={lab['workspaces']}")
     if port is not None:
         cmd.append(f"--port={port}")
     if no_browser:
         cmd.append("--no-browser")
+    if _is_root() and not _gives_allow_root(list(extra)):
+        print(ROOT_NOTE, flush=True)
+        cmd.append("--allow-root")
     return [*cmd, *extra]
 
 

@@ -174,6 +174,51 @@ def test_cli_start_copies_then_opens_jupyterlab_there(tmp_path, monkeypatch, cap
     assert "already has every lesson" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("root", [True, False])
+def test_cli_start_as_root_passes_allow_root_and_says_so(
+    tmp_path, monkeypatch, capsys, launched, root
+):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(os, "geteuid", lambda: 0 if root else 1000, raising=False)
+    assert cli.main(["start", "--no-browser"]) == 0
+    ((cmd, _),) = launched
+    out = capsys.readouterr().out
+    assert cmd.count("--allow-root") == (1 if root else 0)
+    assert out.count(course.ROOT_NOTE) == (1 if root else 0)
+    # given by the learner after `--`: passed once, no note
+    for given in (["--allow-root"], ["--ServerApp.allow_root=True"]):
+        assert cli.main(["start", "--no-browser", "--", *given]) == 0
+        cmd = launched[-1][0]
+        assert cmd.count("--allow-root") == given.count("--allow-root") and cmd[-1] == given[0]
+        assert course.ROOT_NOTE not in capsys.readouterr().out
+
+
+def test_lab_settings_live_in_the_course_folder(tmp_path, monkeypatch, launched):
+    """JupyterLab reads this course's defaults from the course folder: overrides (merged with an
+    admin's application overrides.json) and a first layout that is never overwritten."""
+    upstream = tmp_path / "app" / "settings"
+    upstream.mkdir(parents=True)
+    admin = {"@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"}}
+    (upstream / "overrides.json").write_text(json.dumps(admin))
+    monkeypatch.setattr(course, "_default_app_settings_dir", lambda: upstream)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["start", "c", "--no-browser"]) == 0
+    dest = (tmp_path / "c").resolve()
+    ((cmd, _),) = launched
+    lab = dest / course.LAB_DIR
+    assert f"--LabApp.app_settings_dir={lab / 'settings'}" in cmd
+    assert f"--LabApp.workspaces_dir={lab / 'workspaces'}" in cmd
+    overrides = json.loads((lab / "settings" / "overrides.json").read_text())
+    assert overrides == {**admin, **course.LAB_OVERRIDES}
+    assert overrides["@jupyterlab/apputils-extension:notification"] == {"fetchNews": "false"}
+    (first,) = (lab / "workspaces").glob("default-*.jupyterlab-workspace")
+    layout = json.loads(first.read_text())["data"]["layout-restorer:data"]
+    assert layout["relativeSizes"][0] == course.FILE_BROWSER_SHARE
+    first.write_text('{"data": {}, "metadata": {"id": "default"}}')  # the learner's own layout
+    assert cli.main(["start", "c", "--no-browser"]) == 0
+    assert json.loads(first.read_text())["data"] == {}
+
+
 def test_cli_start_into_a_file_fails_cleanly(tmp_path, capsys, launched):
     (tmp_path / "x").write_text("")
     assert cli.main(["start", str(tmp_path / "x")]) == 1
@@ -295,6 +340,7 @@ def test_wheel_carries_the_course_and_starts_from_a_fresh_venv(tmp_path):
 
     python = _fresh_venv(tmp_path / "venv", wheel)
     venv = tmp_path / "venv"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MPLBACKEND")}
     probe = subprocess.run(
         [
             str(python),
@@ -305,11 +351,11 @@ def test_wheel_carries_the_course_and_starts_from_a_fresh_venv(tmp_path):
         text=True,
         check=True,
         cwd=tmp_path,
+        env=env,
     ).stdout.split()
     assert all(Path(p).resolve().is_relative_to(venv.resolve()) for p in probe), probe
 
     port, token = _free_port(), "wheel-test-token"
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MPLBACKEND")}
     for var, sub in (
         ("JUPYTER_CONFIG_DIR", "cfg"),
         ("JUPYTER_DATA_DIR", "data"),
@@ -327,8 +373,6 @@ def test_wheel_carries_the_course_and_starts_from_a_fresh_venv(tmp_path):
         str(port),
     ]
     cmd += ["--", f"--IdentityProvider.token={token}", "--ServerApp.ip=127.0.0.1"]
-    if os.geteuid() == 0:
-        cmd.append("--allow-root")
     log = tmp_path / "lab.log"
     with open(log, "w") as fh:
         proc = subprocess.Popen(
@@ -358,13 +402,28 @@ def test_wheel_carries_the_course_and_starts_from_a_fresh_venv(tmp_path):
             Path(f).name for f in repo_course_files() if f.startswith("lessons/")
         )
         assert get("/lab")[0] == 200
+
+        # the course's own defaults: no "Jupyter news?" prompt, no date column in the browser
+        def default(plugin: str, key: str):
+            schema = json.loads(get(f"/lab/api/settings/{plugin}")[1])["schema"]
+            return schema["properties"][key]["default"]
+
+        assert default("@jupyterlab/apputils-extension:notification", "fetchNews") == "false"
+        browser = "@jupyterlab/filebrowser-extension:browser"
+        assert default(browser, "showLastModifiedColumn") is False
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
     course_dir = tmp_path / "my-course"
     for rel in repo_course_files():
         assert digest(course_dir / rel) == digest(ROOT / rel), rel
-    assert "copied" in log.read_text()
+    text = log.read_text()
+    assert "copied" in text
+    assert (course.ROOT_NOTE in text) == (os.geteuid() == 0)  # as root it started all the same
+    # nothing written into the learner's own JupyterLab settings or workspaces
+    for sub in ("settings", "ws"):
+        where = tmp_path / "jupyter" / sub
+        assert not where.exists() or not any(where.rglob("*.jupyterlab-*")), sub
 
 
 # ---------------------------------------------------------------------------- without a kernel

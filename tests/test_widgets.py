@@ -45,15 +45,20 @@ def sweep(explorer, name, check):
         check(explorer, v, before)
 
 
+def said_once(e, text: str) -> None:
+    """``text`` (an error) is in the picture and nowhere else: not the status, not under it."""
+    assert text in e.shown_error(), (text, e.shown_error())
+    assert text not in e.status.value and text not in e.message.value
+    unescaped = e.status.value.replace("&#x27;", "'").replace("&quot;", '"')
+    assert text not in unescaped
+
+
 def assert_drawn_or_explained(e):
-    """Either the figure shows a model and no error, or the message says what went wrong."""
+    """Either the figure shows a model and no error, or the picture says what went wrong."""
     if e.last_error is None:
         assert e.model is not None and e.status.value and "not drawn" not in e.status.value
     else:
-        assert (
-            e.last_error in e.message.value.replace("&#x27;", "'").replace("&quot;", '"')
-            or e.message.value
-        )
+        said_once(e, e.last_error)
         assert "not drawn" in e.status.value
 
 
@@ -159,7 +164,8 @@ def test_conv_typed_kernel_and_bad_input_become_messages():
     assert e.kernel.value == "typed in" and e.last_error is None
     assert e.model.kernel.tolist() == [[1, 2, 1], [2, 4, 2], [1, 2, 1]]
     e.kernel_text.value = "1 2; 3"
-    assert e.last_error.startswith("ValueError") and "different lengths" in e.message.value
+    assert e.last_error.startswith("ValueError") and "different lengths" in e.last_error
+    said_once(e, e.last_error)
     e.kernel_text.value = "1 1 1 1 1 1 1 1 1 1"  # 1 x 10: wider than the 8-wide image
     assert e.last_error.startswith("RuntimeError") and "Kernel size" in e.last_error
     assert e.col.disabled
@@ -213,7 +219,8 @@ def test_groups_every_control_through_its_range(torch):
         try:
             conv = torch.nn.Conv2d(m.in_channels, m.out_channels, m.kernel_size, groups=m.groups)
         except ValueError as err:
-            assert m.error == str(err) and str(err) in e.message.value
+            assert m.error == str(err)
+            said_once(e, str(err))
             assert len(e.scene.lines.get_segments()) == 0
         else:
             assert m.weight_shape == tuple(conv.weight.shape)
@@ -224,7 +231,7 @@ def test_groups_every_control_through_its_range(torch):
         sweep(e, name, check)
     for name in ("in_channels", "out_channels", "groups"):
         control = e.controls()[name]
-        for v in list(range(control.min, 17)) + [control.max]:
+        for v in control.options:
             control.value = v
             check(e, v, None)
 
@@ -240,7 +247,7 @@ def test_groups_presets_set_the_sliders_and_moving_one_leaves_the_preset():
     e.groups.value = 2
     assert e.preset.value == "(your settings)"
     e.preset.value = "lecture: illegal 2 → 3, groups=2"
-    assert "out_channels must be divisible by groups" in e.message.value
+    said_once(e, "out_channels must be divisible by groups")
 
 
 # ---------------------------------------------------------------------------------- axes
@@ -340,10 +347,11 @@ def test_memory_failed_view_shows_the_reason(torch):
     with pytest.raises(RuntimeError) as info:
         torch.arange(10).view(2, 5).T.view(-1)
     assert e.model.error.message == f"RuntimeError: {info.value}"
-    assert "view size is not compatible" in e.message.value
-    assert e.model.error.explanation and "contiguous" in e.message.value
+    said_once(e, str(info.value))
+    assert e.model.error.explanation and e.model.error.explanation in e.shown_error()
+    assert e.model.error.explanation not in e.message.value
     e.remove_last_op()
-    assert e.model.error is None and e.message.value == ""
+    assert e.model.error is None and e.message.value == "" and e.shown_error() == ""
 
 
 def test_memory_write_lights_every_alias_and_not_the_copy(torch):
@@ -445,10 +453,14 @@ def test_an_exception_inside_the_scene_becomes_a_message(monkeypatch):
 
     monkeypatch.setattr(e.scene, "update", broken)
     e.groups.value = 4  # must not raise
-    assert e.last_error == "ZeroDivisionError: boom" and "boom" in e.message.value
+    assert e.last_error == "ZeroDivisionError: boom"
+    said_once(e, "boom")
+    monkeypatch.setattr(e.scene, "show_error", broken)  # cannot even draw the message:
+    e.groups.value = 3
+    assert "boom" in e.message.value  # then, and only then, it goes under the picture
     monkeypatch.undo()
     e.groups.value = 2
-    assert e.last_error is None and e.message.value == ""
+    assert e.last_error is None and e.message.value == "" and e.shown_error() == ""
 
 
 def test_png_encoder_round_trips_through_pil():
@@ -464,3 +476,45 @@ def test_png_encoder_round_trips_through_pil():
     data = encode_png(fig.canvas)
     decoded = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
     np.testing.assert_array_equal(decoded, np.asarray(fig.canvas.buffer_rgba())[..., :3])
+
+
+# ---------------------------------------------------------------------------------- labels not cut
+CHAR_PX, DESCRIPTION_PX = 8.0, 90.0  # JupyterLab's 13 px UI font: at most 8 px a character
+
+
+def _px(layout_width) -> float:
+    return float(str(layout_width or "300px").removesuffix("px"))  # ipywidgets' default: 300 px
+
+
+def test_dropdown_and_text_labels_are_not_cut():
+    """Every dropdown is wide enough for its longest option, the weights box for any preset
+    kernel's text (a box blur's ninths included)."""
+    from tensorlab.viz._conv_model import KERNEL_PRESETS, kernel_preset
+    from tensorlab.widgets.conv import kernel_to_text
+
+    for cls in (ConvExplorer, GroupsExplorer, MemoryExplorer, AxesExplorer):
+        e = cls(display="agg")
+        for name, c in e.controls().items():
+            if type(c).__name__ == "Dropdown":
+                longest = max(len(str(label)) for label in c.options)
+                need = CHAR_PX * longest + DESCRIPTION_PX
+                assert _px(c.layout.width) >= need, (cls.__name__, name, c.layout.width, need)
+    e = ConvExplorer(display="agg")
+    texts = [kernel_to_text(kernel_preset(k)) for k in KERNEL_PRESETS]
+    assert "0.1111" in " ".join(texts)
+    need = CHAR_PX * max(map(len, texts)) + DESCRIPTION_PX
+    assert _px(e.kernel_text.layout.width) >= need, (e.kernel_text.layout.width, need)
+
+
+def test_groups_sliders_give_the_usual_counts_room():
+    """Channel counts 1-8 (and the lecture's 16 and 64) are stops of the sliders, and 1-8 take
+    at least a third of each slider instead of the first few pixels."""
+    e = GroupsExplorer(display="agg")
+    for c in (e.in_channels, e.out_channels, e.groups):
+        stops = list(c.options)
+        assert {1, 2, 3, 4, 8, 16, 64} <= set(stops)
+        assert stops.index(8) / (len(stops) - 1) >= 1 / 3
+    e.groups.value = 1
+    assert "more)" not in e.scene.count_text.get() and "would need" not in e.status.value
+    e.groups.value = 2
+    assert "(groups=1 would need 144: 2× more)" in e.scene.count_text.get()

@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..nn._conv_kernels import conv_out_size, pad_source_index
+from ._numbers import snap_zero
 
 PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 OPERATIONS = ("cross-correlation", "convolution")
@@ -199,6 +200,25 @@ class ConvModel:
     def out_shape(self) -> tuple[int, int]:
         return tuple(self.output.shape)
 
+    @property
+    def scale(self) -> float:
+        """A bound on any output's size: max |pixel| · Σ |weight| (what rounding errors scale with)."""
+        if not self.padded.size or not self.weight.size:
+            return 0.0
+        return float(np.max(np.abs(self.padded)) * np.sum(np.abs(self.weight)))
+
+    def shown(self, values):
+        """``values`` (output values) as figures print them: 0 up to rounding is exactly 0.
+
+        ``0.1 + 0.2 - 0.3`` is ``5.6e-17`` in floating point; a figure that printed that under a
+        flat region would teach noise. The model's own ``output`` and ``value`` stay exact.
+        """
+        return snap_zero(values, self.scale)
+
+    @property
+    def value_shown(self) -> float:
+        return float(self.shown(self.value))
+
     def code(self) -> str:
         """Code that computes the same output with ``import tensorlab as torch``."""
         lines = []
@@ -223,7 +243,7 @@ class ConvModel:
         return (
             f"{self.operation}: input {H}×{W}, kernel {kH}×{kW}, padding {self.padding} "
             f"({self.padding_mode}) → {Hp}×{Wp}, stride {self.stride}, dilation {self.dilation} "
-            f"→ output {Ho}×{Wo}; output[{i}, {j}] = {self.value:g}"
+            f"→ output {Ho}×{Wo}; output[{i}, {j}] = {self.value_shown:g}"
         )
 
 

@@ -22,6 +22,8 @@ from matplotlib.font_manager import FontProperties, findfont, get_font
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
+from ._numbers import snap_zero  # noqa: F401 - figures print values through it
+
 # ---------------------------------------------------------------------------------- colours
 GROUP_COLORS = (
     "#1f77b4",
@@ -44,12 +46,37 @@ REMOVED = "#d62728"
 ERROR = "#b00020"
 
 
+# ---------------------------------------------------------------------------------- text size
+# Figures are shown 1:1 (a PNG pixel is a screen pixel at 100 % zoom, and every figure is at most
+# MAX_FIGURE_PX wide, so a notebook's output area never scales it down): no text is drawn smaller
+# than MIN_TEXT_PX pixels. Layouts measure text through the same floor, so they make room for it.
+MIN_TEXT_PX = 9.0
+MAX_FIGURE_PX = 864.0  # 9.6 inches at the default 90 dpi: fits JupyterLab's output area at 1400 px
+FIGURE_DPI = 90.0
+FIGURE_WIDTH = MAX_FIGURE_PX / FIGURE_DPI  # inches
+
+
+def min_points(dpi: float) -> float:
+    """The smallest font size (points) drawn at ``dpi``: :data:`MIN_TEXT_PX` pixels."""
+    return MIN_TEXT_PX * 72.0 / float(dpi)
+
+
+def points(size: float, dpi: float) -> float:
+    """The font size actually drawn for ``size`` points at ``dpi`` (never below the floor)."""
+    return max(float(size), min_points(dpi))
+
+
+def font_px(size: float, dpi: float) -> float:
+    """Pixels per em of text of ``size`` points at ``dpi``, as drawn (floor included)."""
+    return points(size, dpi) * float(dpi) / 72.0
+
+
 def group_color(k: int) -> str:
     """A colour per group / axis, cycling through 10 distinguishable ones."""
     return GROUP_COLORS[k % len(GROUP_COLORS)]
 
 
-def new_figure(width: float, height: float, dpi: float = 90) -> Figure:
+def new_figure(width: float, height: float, dpi: float = FIGURE_DPI) -> Figure:
     """A ``Figure`` with an Agg canvas, made without pyplot (no global state, nothing shown)."""
     fig = Figure(figsize=(width, height), dpi=dpi)
     FigureCanvasAgg(fig)
@@ -102,7 +129,7 @@ def cell_squares(rows: Sequence[float], cols: Sequence[float], half: float = 0.5
 
 # ---------------------------------------------------------------------------------- glyphs
 def _font_key(size: float, weight, family: str, dpi: float) -> tuple:
-    return (float(size), str(weight), str(family), float(dpi))
+    return (points(size, dpi), str(weight), str(family), float(dpi))
 
 
 @lru_cache(maxsize=4096)
@@ -177,15 +204,33 @@ def _rgb255(c) -> np.ndarray:
 
 def _stamp_all(renderer, stamps, alpha: float = 1.0) -> None:
     """Composite (top, left, mask, colour) stamps (canvas pixels, y down) in one ``draw_image``."""
-    H, W = int(renderer.height), int(renderer.width)
-    if not stamps:
+    _draw_composite(renderer, _composite(stamps, int(renderer.height), int(renderer.width), alpha))
+
+
+def _draw_composite(renderer, comp) -> None:
+    """Draw a :func:`_composite` result (``None``: nothing to draw)."""
+    if comp is None:
         return
+    img, x, y = comp
+    gc = renderer.new_gc()
+    renderer.draw_image(gc, x, y, img)
+    gc.restore()
+
+
+def _composite(stamps, H: int, W: int, alpha: float = 1.0):
+    """(image, x, y) for ``draw_image``: the stamps composited on a canvas ``H`` x ``W`` pixels.
+
+    Artists keep this between draws while nothing they show has changed: an explorer redraws the
+    whole figure on every change, but most of its labels are where they were.
+    """
+    if not stamps:
+        return None
     t0 = max(0, min(s[0] for s in stamps))
     l0 = max(0, min(s[1] for s in stamps))
     t1 = min(H, max(s[0] + s[2].shape[0] for s in stamps))
     l1 = min(W, max(s[1] + s[2].shape[1] for s in stamps))
     if t1 <= t0 or l1 <= l0:
-        return
+        return None
     img = np.zeros((t1 - t0, l1 - l0, 4), np.uint8)
     rgb_cache: dict = {}
     for top, left, mask, c in stamps:
@@ -206,9 +251,34 @@ def _stamp_all(renderer, stamps, alpha: float = 1.0) -> None:
         np.maximum(region[..., 3], m, out=region[..., 3])
     if alpha < 1.0:
         img[..., 3] = (img[..., 3] * alpha).astype(np.uint8)
-    gc = renderer.new_gc()
-    renderer.draw_image(gc, l0, H - t1, img[::-1] if _FLIP_IMAGES else img)
-    gc.restore()
+    return (np.ascontiguousarray(img[::-1]) if _FLIP_IMAGES else img), l0, H - t1
+
+
+WARM_CHARS = (
+    "0123456789.,:;+-−×·=()[]{}<>/|_@#%'\"!?→←↑↓… "
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+)
+
+
+def warm_glyphs(fig: Figure) -> int:
+    """Render the glyphs every text artist of ``fig`` may need, now rather than on first use.
+
+    An explorer calls this once when it is built, so that the first time a control shows a new
+    word (an error message, a bigger number) does not pay for rasterising its letters. Returns
+    the number of (font, size) keys warmed.
+    """
+    dpi = float(fig.dpi)
+    keys = set()
+    for a in fig.findobj():
+        if isinstance(a, CellLabels):
+            keys.add(_font_key(a.size, a.weight, a.family, dpi))
+        elif isinstance(a, FastText):
+            keys.add(_text_key(a, dpi))
+    for key in keys:
+        _metrics(*key)
+        for ch in WARM_CHARS:
+            _glyph(ch, *key)
+    return len(keys)
 
 
 class _Metric:
@@ -287,19 +357,29 @@ class CellLabels(Artist):
         self.texts: list[str] = []
         self.positions = np.zeros((0, 2))
         self.colors: list[str] = []
+        self._version = 0  # bumped by every change of what is shown
+        self._cache: tuple | None = None  # (key, composite) of the last Agg draw
         ax.add_artist(self)
         self.set_clip_on(False)
 
     def set_labels(self, xs, ys, texts, colors="black", *, size: float | None = None) -> None:
         """Show ``texts[k]`` centred at data point ``(xs[k], ys[k])``."""
         texts = [str(t) for t in texts]
-        self.positions = np.column_stack([np.ravel(xs), np.ravel(ys)]).astype(float)
-        if len(self.positions) != len(texts):
+        positions = np.column_stack([np.ravel(xs), np.ravel(ys)]).astype(float)
+        if len(positions) != len(texts):
             raise ValueError("one position per label")
-        self.texts = texts
-        self.colors = [colors] * len(texts) if isinstance(colors, str) else list(colors)
+        colors = [colors] * len(texts) if isinstance(colors, str) else list(colors)
+        same = (
+            texts == self.texts
+            and colors == self.colors
+            and (size is None or size == self.size)
+            and np.array_equal(positions, self.positions)
+        )
+        self.positions, self.texts, self.colors = positions, texts, colors
         if size is not None:
             self.size = size
+        if not same:
+            self._version += 1
         self.stale = True
 
     def clear_labels(self) -> None:
@@ -316,7 +396,19 @@ class CellLabels(Artist):
         if not self.get_visible() or not self.texts:
             return
         if isinstance(renderer, RendererAgg):
-            _stamp_all(renderer, self._stamps(renderer))
+            key = (
+                self._version,
+                self.size,
+                self.min_size,
+                self.get_transform().get_matrix().tobytes(),
+                renderer.dpi,
+                int(renderer.height),
+                int(renderer.width),
+            )
+            if self._cache is None or self._cache[0] != key:
+                H, W = int(renderer.height), int(renderer.width)
+                self._cache = (key, _composite(self._stamps(renderer), H, W))
+            _draw_composite(renderer, self._cache[1])
         else:
             xy = self.get_transform().transform(self.positions)
             for (x, y), s, c in zip(xy, self.texts, self.colors):
@@ -333,8 +425,8 @@ class CellLabels(Artist):
         (x0, y0), (x1, y1) = self.get_transform().transform([(0, 0), (self.cell, self.cell)])
         cell_w, cell_h = abs(x1 - x0), abs(y1 - y0)
         longest = max(self.texts, key=len)
-        size = self.size
-        while size >= self.min_size:
+        size = points(self.size, renderer.dpi)
+        while size >= points(self.min_size, renderer.dpi):
             key = _font_key(size, self.weight, self.family, renderer.dpi)
             widest = max(
                 _line_mask(t, *key)[3] for t in set(self.texts) if len(t) >= len(longest) - 1
@@ -346,7 +438,8 @@ class CellLabels(Artist):
 
     def _stamps(self, renderer) -> list:
         """(top, left, mask, colour) of every label, in canvas pixels (y down), as Agg draws them."""
-        size = self.drawn_size = self._fitting_size(renderer)
+        size = self._fitting_size(renderer)
+        self.drawn_size = None if size is None else points(size, renderer.dpi)
         if size is None:
             return []
         key = _font_key(size, self.weight, self.family, renderer.dpi)
@@ -434,7 +527,24 @@ class FastText(Text):
         if not self._fast_ok(renderer):
             return super().draw(renderer)
         alpha = self.get_alpha()
-        _stamp_all(renderer, self._stamps(renderer), 1.0 if alpha is None else float(alpha))
+        alpha = 1.0 if alpha is None else float(alpha)
+        H, W = int(renderer.height), int(renderer.width)
+        key = (
+            self.get_text(),
+            mcolors.to_hex(self.get_color(), keep_alpha=True),
+            _text_key(self, renderer.dpi),
+            tuple(self.get_transform().transform(self.get_unitless_position())),
+            self.get_horizontalalignment(),
+            self.get_verticalalignment(),
+            getattr(self, "_multialignment", None),
+            alpha,
+            H,
+            W,
+        )
+        cache = getattr(self, "_tl_cache", None)
+        if cache is None or cache[0] != key:
+            cache = self._tl_cache = (key, _composite(self._stamps(renderer), H, W, alpha))
+        _draw_composite(renderer, cache[1])
         self.stale = False
 
 
@@ -584,8 +694,9 @@ def crop_to_content(fig: Figure, pad: float = 0.06) -> None:
     if bb is None or not np.all(np.isfinite(bb.extents)):
         return
     W, H = fig.get_size_inches()
-    x0, y0 = bb.x0 - pad, bb.y0 - pad
-    nw, nh = bb.width + 2 * pad, bb.height + 2 * pad
+    pad_x = min(pad, max((MAX_FIGURE_PX / fig.dpi - bb.width) / 2, 0.0))  # stays 1:1 on screen
+    x0, y0 = bb.x0 - pad_x, bb.y0 - pad
+    nw, nh = bb.width + 2 * pad_x, bb.height + 2 * pad
     for ax in fig.axes:
         p = ax.get_position(original=True)
         ax.set_position(
@@ -658,6 +769,8 @@ class CellGrid(Artist):
         self.rgba = np.zeros((0, 0, 4), np.uint8)
         self.values: np.ndarray = np.zeros((0, 0))
         self.origin = (0.0, 0.0)
+        self._version = 0
+        self._cache: tuple | None = None  # (key, (image, x, y)) of the last Agg draw
         ax.add_artist(self)
         self.set_clip_on(False)
 
@@ -665,8 +778,11 @@ class CellGrid(Artist):
         rgba = np.asarray(rgba)
         if rgba.dtype != np.uint8:
             rgba = (np.clip(rgba, 0.0, 1.0) * 255 + 0.5).astype(np.uint8)
+        origin = (float(origin[0]), float(origin[1]))
+        if not (origin == self.origin and np.array_equal(rgba, self.rgba)):
+            self._version += 1
         self.rgba = rgba
-        self.origin = (float(origin[0]), float(origin[1]))
+        self.origin = origin
         self.values = np.asarray(values) if values is not None else np.zeros(rgba.shape[:2])
         self.stale = True
 
@@ -701,7 +817,12 @@ class CellGrid(Artist):
             renderer.draw_image(gc, x_lo, y_lo, img[::-1], t)
             gc.restore()
             return
-        H = int(renderer.height)
+        key = (self._version, dx0, dy0, dx1, dy1, int(renderer.height), int(renderer.width))
+        if self._cache is not None and self._cache[0] == key:
+            img, x, y = self._cache[1]
+            renderer.draw_image(gc, x, y, img)
+            gc.restore()
+            return
         px_lo, px_hi = int(np.floor(min(dx0, dx1))), int(np.ceil(max(dx0, dx1)))
         py_lo, py_hi = int(np.floor(min(dy0, dy1))), int(np.ceil(max(dy0, dy1)))
         if px_hi <= px_lo or py_hi <= py_lo:
@@ -719,8 +840,9 @@ class CellGrid(Artist):
             img = img.copy()
             img[~rok] = 0
             img[:, ~cok] = 0
-        del H
-        renderer.draw_image(gc, px_lo, py_lo, img[::-1] if _FLIP_IMAGES else img)
+        img = np.ascontiguousarray(img[::-1]) if _FLIP_IMAGES else img
+        self._cache = (key, (img, px_lo, py_lo))
+        renderer.draw_image(gc, px_lo, py_lo, img)
         gc.restore()
 
 

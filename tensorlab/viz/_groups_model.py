@@ -92,10 +92,10 @@ class GroupsModel:
         if not self.ok:
             return f"{self.code()} raises ValueError: {self.error}"
         kH, kW = self.kernel_size
+        compare = f" (groups=1 would need {self.standard_parameters})" if self.groups > 1 else ""
         return (
             f"{self.code()}: weight {tuple(self.weight_shape)}, {self.operators} operators of "
-            f"{kH}×{kW}, {self.parameters} weights (groups=1 would need "
-            f"{self.standard_parameters}); each output channel sees "
+            f"{kH}×{kW}, {self.parameters} weights{compare}; each output channel sees "
             f"{self.in_channels // self.groups} of {self.in_channels} input channels"
         )
 

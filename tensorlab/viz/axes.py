@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 from ._axes_model import AxesModel, axes_model, nest_layout
 from ._draw import (
     ERROR,
+    FIGURE_WIDTH,
     NEW_AXIS,
     REMOVED,
     CellLabels,
@@ -119,7 +120,7 @@ class AxesScene:
     """Artists of the axes figure, built once; ``update(model)`` refreshes them."""
 
     def __init__(self, figure: Figure | None = None):
-        fig = self.figure = figure if figure is not None else new_figure(11.0, 5.4)
+        fig = self.figure = figure if figure is not None else new_figure(FIGURE_WIDTH, 5.4)
         self.ax_boxes = fig.add_axes((0.01, 0.28, 0.44, 0.62))
         bare_axes(self.ax_boxes, equal=False)  # _arrange gives the box the data's aspect
         self.boxes = PolyCollection([], linewidths=1.4)
@@ -146,6 +147,10 @@ class AxesScene:
     def show_error(self, message: str) -> None:
         self.error.set(message, ERROR)
         self.error.refit()
+
+    def error_text(self) -> str:
+        """The error the figure shows ('' when none)."""
+        return self.error.get()
 
     def update(self, m: AxesModel) -> None:
         self.model = m

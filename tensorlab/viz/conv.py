@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 from ._conv_model import ConvModel, conv_model, copy_links
 from ._draw import (
     ERROR,
+    FIGURE_WIDTH,
     INVENTED,
     WINDOW,
     CellGrid,
@@ -79,7 +80,7 @@ class ConvScene:
     """All the artists of the convolution figure, made once; ``update(model)`` refreshes them."""
 
     def __init__(self, figure: Figure | None = None):
-        fig = self.figure = figure if figure is not None else new_figure(11.0, 4.8)
+        fig = self.figure = figure if figure is not None else new_figure(FIGURE_WIDTH, 4.8)
         # grey without pure black, so black labels stay readable on the darkest pixels
         self.grey = mcolors.ListedColormap(colormaps["gray"](np.linspace(0.08, 1.0, 256)))
         self.div = colormaps["RdBu_r"]
@@ -158,6 +159,10 @@ class ConvScene:
         self.error.set_text(message)
         self.error.set_visible(True)
 
+    def error_text(self) -> str:
+        """The error the figure shows ('' when none)."""
+        return self.error.get_text() if self.error.get_visible() else ""
+
     def _update_input(self, m: ConvModel) -> None:
         ax, Hp, Wp, p = self.ax_in, *m.padded.shape, m.padding
         H, W = m.image.shape
@@ -231,19 +236,20 @@ class ConvScene:
         self.ax_p.set_xlim(-0.5, m.products.shape[1] - 0.5)
         self.ax_p.set_ylim(m.products.shape[0] - 0.5, -0.5)
         _grid_labels(self.lab_p, m.products, self.div, pnorm, limit=121)
-        self.title_p.set_text(f"window × weight\nsum = {fmt_number(m.value)}")
+        self.title_p.set_text(f"window × weight\nsum = {fmt_number(m.value_shown)}")
 
     def _update_output(self, m: ConvModel) -> None:
-        norm = _range_norm(m.output)
+        shown = m.shown(m.output)  # 0 up to rounding prints (and is coloured) as 0
+        norm = _range_norm(shown)
         Ho, Wo = m.output.shape
-        self.im_out.set_cells(colorize(m.output, self.seq, norm), values=m.output)
+        self.im_out.set_cells(colorize(shown, self.seq, norm), values=m.output)
         self.ax_out.set_xlim(-0.5, Wo - 0.5)
         self.ax_out.set_ylim(Ho - 0.5, -0.5)
         i, j = m.position
         self.out_cell.set_segments(cell_squares([i], [j], half=0.5))
-        _grid_labels(self.lab_out, m.output, self.seq, norm)
+        _grid_labels(self.lab_out, shown, self.seq, norm)
         self.title_out.set_text(
-            f"output {Ho}×{Wo} (F.conv2d)\nlit: output[{i}, {j}] = {fmt_number(m.value)}"
+            f"output {Ho}×{Wo} (F.conv2d)\nlit: output[{i}, {j}] = {fmt_number(m.value_shown)}"
         )
 
     def _update_text(self, m: ConvModel) -> None:
@@ -262,7 +268,7 @@ class ConvScene:
         size = self.sum_text.artist.base_size
         for n in range(min(len(terms), MAX_TERMS), 0, -1):
             shown = " + ".join(terms[:n]) + (" + …" if len(terms) > n else "")
-            line = f"output[{i}, {j}] = {shown} = {fmt_number(m.value)}"
+            line = f"output[{i}, {j}] = {shown} = {fmt_number(m.value_shown)}"
             if text_width(line, size, dpi=self.figure.dpi) <= room:
                 break
         return line

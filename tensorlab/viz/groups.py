@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 
 from ._draw import (
     ERROR,
+    FIGURE_WIDTH,
     CellGrid,
     CellLabels,
     Page,
@@ -22,6 +23,7 @@ from ._draw import (
     ax_text,
     bare_axes,
     crop_to_content,
+    font_px,
     group_color,
     new_figure,
     text_width,
@@ -39,6 +41,7 @@ TITLE_GAP = 5.0
 TEXT_GAP = 7.0  # between lines of text under the panels
 MAX_CELL = 30.0  # largest weight cell
 GROUP_LABEL_SIZE = 8.0
+AXIS_LABEL_GAP = 12.0  # between the "C_in/groups" label and the weight blocks
 
 
 def _positions(n: int) -> np.ndarray:
@@ -76,7 +79,7 @@ class GroupsScene:
     """Artists of the groups figure, built once; ``update(model)`` refreshes them."""
 
     def __init__(self, figure: Figure | None = None):
-        fig = self.figure = figure if figure is not None else new_figure(11.0, 4.8)
+        fig = self.figure = figure if figure is not None else new_figure(FIGURE_WIDTH, 4.8)
         self.ax_c = fig.add_axes((0.03, 0.2, 0.30, 0.68))
         self.ax_w = fig.add_axes((0.40, 0.26, 0.58, 0.58))
         bare_axes(self.ax_c, equal=False)
@@ -137,6 +140,10 @@ class GroupsScene:
     def show_error(self, message: str) -> None:
         self.error.set(message, ERROR)
         self.error.refit()
+
+    def error_text(self) -> str:
+        """The error the figure shows ('' when none)."""
+        return self.error.get()
 
     def _update_connections(self, m: GroupsModel) -> None:
         yi, yo = _positions(m.in_channels), _positions(m.out_channels)
@@ -219,8 +226,8 @@ class GroupsScene:
     def _weight_area(self) -> tuple[float, float]:
         """(width, height) in pixels the weight blocks may fill."""
         f, page = self._frame, self._frame["page"]
-        label_w = page.size(self.axis_w)[0] + 4.0
-        label_h = self.figure.dpi / 72.0 * GROUP_LABEL_SIZE * 1.6
+        label_w = page.size(self.axis_w)[0] + AXIS_LABEL_GAP
+        label_h = font_px(GROUP_LABEL_SIZE, self.figure.dpi) * 1.6
         return (
             max(page.width - PAD - f["w_left"] - label_w, 10.0),
             max(f["bottom"] - f["top"] - label_h, 10.0),
@@ -238,7 +245,7 @@ class GroupsScene:
         page.place_axes(self.ax_c, PAD, top, f["conn_w"], bottom - top)
         page.stack_down(f["lines"], PAD, bottom + 2 * TEXT_GAP, TEXT_GAP)
         page.place_text(self.title_c, PAD + f["conn_w"] / 2, top - TITLE_GAP, "center", "bottom")
-        label_w = page.size(self.axis_w)[0] + 4.0
+        label_w = page.size(self.axis_w)[0] + AXIS_LABEL_GAP
         left = f["w_left"] + label_w
         area_w, area_h = self._weight_area()
         page.place_text(self.error.artist, f["w_left"], (top + bottom) / 2, "left", "center")
@@ -252,7 +259,7 @@ class GroupsScene:
         w, h = W * cell, H * cell
         x0 = left + (area_w - w) / 2
         page.place_axes(self.ax_w, x0, top, w, h)
-        page.place_text(self.axis_w, x0 - 4.0, top, "right", "top")
+        page.place_text(self.axis_w, x0 - AXIS_LABEL_GAP, top, "right", "top")
         # the title centred over the blocks, kept inside the weight area
         tw = page.size(self.title_w)[0]
         cx = min(max(x0 + w / 2, f["w_left"] + tw / 2), page.width - PAD - tw / 2)
@@ -265,7 +272,7 @@ class GroupsScene:
             self.group_labels.clear_labels()
             return
         names = [f"group {g}" if widest <= group_px else str(g) for g in range(m.groups)]
-        y = H - 0.5 + (4.0 + 0.5 * dpi / 72.0 * GROUP_LABEL_SIZE) / cell
+        y = H - 0.5 + (4.0 + 0.5 * font_px(GROUP_LABEL_SIZE, dpi)) / cell
         self.group_labels.set_labels(
             self._group_x,
             [y] * m.groups,
@@ -281,18 +288,21 @@ class GroupsScene:
                 f"weight shape (C_out, C_in/groups, kH, kW) = ({m.out_channels}, "
                 f"{m.in_channels}/{m.groups}, {kH}, {kW}) = {tuple(m.weight_shape)}"
             )
+            compare = (
+                f"   (groups=1 would need {m.standard_parameters}: {m.groups}× more)"
+                if m.groups > 1
+                else ""
+            )
             self.count_text.set(
                 f"{cout} × {per_in} = {m.operators} operators of {kH}×{kW}  →  "
-                f"{m.operators} × {kH * kW} = {m.parameters} weights   "
-                f"(groups=1 would need {m.standard_parameters}: {m.groups}× more)"
+                f"{m.operators} × {kH * kW} = {m.parameters} weights{compare}"
             )
-        else:
+        else:  # PyTorch's message is drawn once, in the weight panel (see _update_weight)
             self.shape_text.set(
                 f"in_channels={m.in_channels}, out_channels={m.out_channels}, groups={m.groups}: "
-                "both channel counts must be divisible by groups",
-                ERROR,
+                "both channel counts must be divisible by groups"
             )
-            self.count_text.set(f"PyTorch: ValueError: {m.error}", ERROR)
+            self.count_text.set("")
         self.code_text.set(m.code())
 
 

@@ -18,7 +18,9 @@ from matplotlib.figure import Figure
 from ._draw import (
     COVERED,
     ERROR,
+    FIGURE_WIDTH,
     HIGHLIGHT,
+    MAX_FIGURE_PX,
     WINDOW,
     CellLabels,
     Page,
@@ -26,6 +28,7 @@ from ._draw import (
     bare_axes,
     cell_squares,
     crop_to_content,
+    font_px,
     new_figure,
     rect_outline,
     text_width,
@@ -40,7 +43,10 @@ CELL_MAX, CELL_MIN = 34.0, 2.0  # the biggest cells that fit are used, within th
 SLOT_GAP = 16.0  # between two grids side by side
 ROW_GAP = 14.0  # between rows of grids, and between the grids and the storage strips
 TEXT_GAP = 7.0  # between lines of text under the picture
-AREA = (974.0, 430.0)  # what memory_layout fills by default (the default figure's picture area)
+AREA = (
+    MAX_FIGURE_PX - 2 * PAD,
+    430.0,
+)  # what memory_layout fills by default (the default figure's picture area)
 SELECTED_FACE = "#d0e7ff"
 SAME_STORAGE_FACE = "#ffffff"
 OTHER_STORAGE_FACE = "#eef0f2"
@@ -99,7 +105,7 @@ def _titles(model: MemoryModel, k: int) -> tuple[str, str]:
 
 def _line_height(size: float, dpi: float) -> float:
     """Pixels one line of labels at ``size`` points takes (ascent to descent, plus a little)."""
-    return 1.15 * size * dpi / 72.0
+    return 1.15 * font_px(size, dpi)
 
 
 def _strip_info(model: MemoryModel, j: int) -> str:
@@ -184,7 +190,10 @@ class MemoryScene:
     """Artists of the memory figure, built once; ``update(model)`` refreshes them."""
 
     def __init__(self, figure: Figure | None = None):
-        fig = self.figure = figure if figure is not None else new_figure(11.0, 6.6)
+        fig = self.figure = figure if figure is not None else new_figure(FIGURE_WIDTH, 6.6)
+        # the most height a picture may take; each update trims the figure to what it uses, so
+        # a small chain leaves no blank band between the picture and the controls under it
+        self.max_height = float(fig.get_size_inches()[1])
         ax = self.ax = fig.add_axes((0.01, 0.30, 0.98, 0.68))
         bare_axes(ax, equal=False)  # the box gets the picture's exact size in pixels
         self.cells = PolyCollection([], edgecolors="#6c757d", linewidths=0.6, zorder=1)
@@ -210,18 +219,33 @@ class MemoryScene:
         self.model: MemoryModel | None = None
         self.layout: MemoryLayout | None = None
         self.faces: dict[tuple[float, float], tuple] = {}  # cell centre -> RGBA drawn there
+        self._placed = None  # (box, xlim, ylim, margin) of the picture, in pixels from the top
 
     def show_error(self, message: str) -> None:
         self.error.set(message, ERROR)
-        self._arrange_text(self.ax.get_position().y0)
+        self._arrange_text()
 
-    def _arrange_text(self, picture_bottom: float) -> None:
-        """The text lines under the picture (``picture_bottom`` in figure coordinates)."""
+    def error_text(self) -> str:
+        """The error the figure shows ('' when none; a note about a write is not an error)."""
+        return self.error.get() if mcolors.same_color(self.error.artist.get_color(), ERROR) else ""
+
+    def _set_height(self, inches: float) -> None:
+        """Make the figure ``inches`` high (its width stays)."""
+        w, h = self.figure.get_size_inches()
+        if abs(h - inches) * self.figure.dpi >= 0.5:
+            self.figure.set_size_inches(w, inches)
+
+    def _arrange_text(self) -> None:
+        """The text lines under the picture, the figure as high as they need."""
         page = Page(self.figure)
         lines = [self.formula, self.status, self.error]
-        page.fit_lines(lines, page.width - 2 * PAD, TEXT_GAP)
-        top = (1.0 - picture_bottom) * page.height + 2 * TEXT_GAP
-        page.stack_down(lines, PAD, top, TEXT_GAP)
+        text_h = page.fit_lines(lines, page.width - 2 * PAD, TEXT_GAP)
+        bottom = PAD if self._placed is None else self._placed[0][1] + self._placed[0][3]
+        self._set_height((bottom + 2 * TEXT_GAP + text_h + PAD) / page.dpi)
+        page = Page(self.figure)
+        if self._placed is not None:
+            page.place_data(self.ax, *self._placed)
+        page.stack_down(lines, PAD, bottom + 2 * TEXT_GAP, TEXT_GAP)
 
     # ------------------------------------------------------------------ update
     def update(self, m: MemoryModel) -> None:
@@ -230,7 +254,8 @@ class MemoryScene:
         page = Page(self.figure)
         lines = [self.formula, self.status, self.error]
         text_h = page.fit_lines(lines, page.width - 2 * PAD, TEXT_GAP)
-        area = (page.width - 2 * PAD, max(page.height - 2 * PAD - text_h - 2 * TEXT_GAP, 20.0))
+        max_h = self.max_height * page.dpi
+        area = (page.width - 2 * PAD, max(max_h - 2 * PAD - text_h - 2 * TEXT_GAP, 20.0))
         lay = self.layout = memory_layout(m, area, page.dpi)
         faces: dict[tuple[float, float], tuple] = {}
         lit = m.lit()
@@ -321,9 +346,13 @@ class MemoryScene:
         self.infos.set_labels(ix, iy, it, "#343a40")
         self._update_walk(m, lay)
         c = lay.cell
+        used = PAD + lay.height * c + 2 * TEXT_GAP + text_h + PAD
+        self._set_height(min(used, max_h) / page.dpi)
+        page = Page(self.figure)
         box = (PAD, PAD, lay.width * c, lay.height * c)
         # the selected step's frame is 0.1 cell outside its grid, and thick
-        page.place_data(self.ax, box, (0.0, lay.width), (0.0, lay.height), 0.1 * c + 2.0)
+        self._placed = (box, (0.0, lay.width), (0.0, lay.height), 0.1 * c + 2.0)
+        page.place_data(self.ax, *self._placed)
         page.stack_down(lines, PAD, PAD + lay.height * lay.cell + 2 * TEXT_GAP, TEXT_GAP)
 
     def _update_text(self, m: MemoryModel) -> None:

@@ -32,17 +32,24 @@ def _ipympl_active() -> bool:
     return "ipympl" in backend or backend in ("widget", "module://ipympl.backend_nbagg")
 
 
+_RAW: dict = {}  # (h, w) -> the scanline buffer, reused between frames
+
+
 def encode_png(canvas) -> bytes:
     """PNG bytes (RGB, no row filter, zlib level 1) of an Agg canvas that has just been drawn.
 
     Diagrams are mostly flat colour, so unfiltered rows compress as well as PIL's adaptive
-    filters do, and this is about three times faster than ``PIL.Image.save``.
+    filters do, and this is about three times faster than ``PIL.Image.save``. The scanlines are
+    written into a buffer kept between frames and compressed in place (no copies).
     """
     rgba = np.asarray(canvas.buffer_rgba())
     h, w = rgba.shape[:2]
-    raw = np.empty((h, 1 + 3 * w), np.uint8)
-    raw[:, 0] = 0  # filter type "None" for every row
-    raw[:, 1:] = rgba[..., :3].reshape(h, 3 * w)
+    raw = _RAW.get((h, w))
+    if raw is None:
+        if len(_RAW) > 8:
+            _RAW.clear()
+        raw = _RAW[(h, w)] = np.zeros((h, 1 + 3 * w), np.uint8)  # column 0: filter "None"
+    np.copyto(raw[:, 1:].reshape(h, w, 3), rgba[..., :3])
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         crc = zlib.crc32(kind + data) & 0xFFFFFFFF
@@ -52,7 +59,7 @@ def encode_png(canvas) -> bytes:
     return (
         b"\x89PNG\r\n\x1a\n"
         + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(raw.tobytes(), 1))
+        + chunk(b"IDAT", zlib.compress(raw, 1))
         + chunk(b"IEND", b"")
     )
 
@@ -125,6 +132,12 @@ class Explorer:
         self.timings: list[float] = []
         self._suspended = 0
 
+    def _warm(self) -> None:
+        """Rasterise the figure's glyphs now (see :func:`tensorlab.viz._draw.warm_glyphs`)."""
+        from ..viz._draw import warm_glyphs
+
+        warm_glyphs(self.figure)
+
     # ------------------------------------------------------------------ plumbing
     @contextmanager
     def hold(self):
@@ -169,20 +182,21 @@ class Explorer:
             model = self._model()
             self.scene.update(model)
         except Exception as e:  # noqa: BLE001 - a bad configuration is a message, not a crash
+            # said once, in the picture (which a still keeps); under it only if it cannot draw
             self.last_error = f"{type(e).__name__}: {e}"
+            self.message.value = ""
             try:
                 self.scene.show_error(self.last_error)
             except Exception:  # noqa: BLE001
-                pass
-            self.message.value = (
-                f'<span style="{ERROR_STYLE}">{html.escape(self.last_error)}</span>'
-            )
+                self.message.value = (
+                    f'<span style="{ERROR_STYLE}">{html.escape(self.last_error)}</span>'
+                )
             self.status.value = html.escape(self.describe_settings()) + " — <i>not drawn</i>"
         else:
             self.model = model
             self.last_error = None
             self.message.value = self._note(model)
-            self.status.value = html.escape(model.describe())
+            self.status.value = html.escape(self._status(model))
         try:
             self.view.render()
         except Exception as e:  # noqa: BLE001
@@ -193,8 +207,17 @@ class Explorer:
         self.timings.append(time.perf_counter() - t0)
 
     def _note(self, model) -> str:
-        """Extra HTML under the figure for a model that drew fine (errors inside it, hints)."""
+        """Extra HTML under the figure for a model that drew fine (hints; errors are drawn in the
+        figure, once, never repeated here)."""
         return ""
+
+    def _status(self, model) -> str:
+        """The status line for a model that drew fine: the configuration in words."""
+        return model.describe()
+
+    def shown_error(self) -> str:
+        """The error the picture shows now ('' when none): what the learner reads, once."""
+        return self.scene.error_text() if hasattr(self.scene, "error_text") else ""
 
     def describe_settings(self) -> str:
         """The controls' values in words (shown when the model could not be built)."""

@@ -45,6 +45,7 @@ class AxesExplorer(Explorer):
         self.apply.on_click(lambda _: self.apply_result())
         self.reset.on_click(lambda _: self.reset_shape())
         self.refresh()
+        self._warm()
 
     def controls(self) -> dict[str, widgets.Widget]:
         return {"shape": self.shape, "op": self.op, "dim": self.dim}

@@ -21,6 +21,7 @@ from ..viz.conv import ConvScene
 from ._base import Explorer
 
 TYPED = "typed in"
+DROPDOWN_WIDTH = "320px"  # the longest preset name is not cut
 CUSTOM_IMAGE = "your image"
 
 
@@ -60,16 +61,23 @@ class ConvExplorer(Explorer):
         if image is not None:
             self._custom_image = as_2d(image, "image")
             options = [CUSTOM_IMAGE, *options]
-        self.image = widgets.Dropdown(options=options, value=options[0], description="image")
+        self.image = widgets.Dropdown(
+            options=options, value=options[0], description="image", layout={"width": DROPDOWN_WIDTH}
+        )
         k_options = [*KERNEL_PRESETS, TYPED]
         first_kernel = next(iter(KERNEL_PRESETS))
-        self.kernel = widgets.Dropdown(options=k_options, value=first_kernel, description="kernel")
+        self.kernel = widgets.Dropdown(
+            options=k_options,
+            value=first_kernel,
+            description="kernel",
+            layout={"width": DROPDOWN_WIDTH},
+        )
         start = kernel_preset(first_kernel) if kernel is None else as_2d(kernel, "kernel")
         self.kernel_text = widgets.Text(
             value=kernel_to_text(start),
             description="weights",
             continuous_update=False,
-            layout=widgets.Layout(width="330px"),
+            layout=widgets.Layout(width="640px"),  # a 3×3 box blur's ninths fit, uncut
         )
         if kernel is not None:
             self.kernel.value = TYPED
@@ -97,6 +105,7 @@ class ConvExplorer(Explorer):
             self.operation,
         )
         self.refresh()
+        self._warm()
 
     # ------------------------------------------------------------------ controls
     def controls(self) -> dict[str, widgets.Widget]:
@@ -115,7 +124,8 @@ class ConvExplorer(Explorer):
 
     def _control_rows(self) -> list:
         return [
-            widgets.HBox([self.image, self.kernel, self.kernel_text]),
+            widgets.HBox([self.image, self.kernel]),
+            widgets.HBox([self.kernel_text]),
             widgets.HBox([self.padding, self.padding_mode, self.operation]),
             widgets.HBox([self.stride, self.dilation, self.row, self.col]),
         ]

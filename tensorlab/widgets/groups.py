@@ -6,9 +6,18 @@ import ipywidgets as widgets
 
 from ..viz._groups_model import PRESETS, groups_model
 from ..viz.groups import GroupsScene
-from ._base import ERROR_STYLE, Explorer
+from ._base import Explorer
 
 CUSTOM = "(your settings)"
+# Channel counts and groups on a log-like scale: the usual 1-8 take half of each slider, and the
+# lecture's 16 -> 64 and depthwise cases are still a few steps away.
+CHANNELS = (1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 24, 32, 48, 64)
+OUT_CHANNELS = (*CHANNELS, 96, 128)
+
+
+def _stops(values: tuple[int, ...], value: int) -> list[int]:
+    """The slider's stops, with ``value`` added when it is not one of them."""
+    return sorted({*values, int(value)})
 
 
 class GroupsExplorer(Explorer):
@@ -29,28 +38,33 @@ class GroupsExplorer(Explorer):
     ):
         super().__init__(GroupsScene(), display=display)
         self.preset = widgets.Dropdown(
-            options=[CUSTOM, *PRESETS], value=CUSTOM, description="preset"
+            options=[CUSTOM, *PRESETS],
+            value=CUSTOM,
+            description="preset",
+            layout=widgets.Layout(width="360px"),  # the longest preset name is not cut
         )
-        self.in_channels = widgets.IntSlider(
-            value=in_channels,
-            min=1,
-            max=64,
+        wide = {"description_width": "initial"}
+        self.in_channels = widgets.SelectionSlider(
+            options=_stops(CHANNELS, in_channels),
+            value=int(in_channels),
             description="in_channels",
-            style={"description_width": "initial"},
+            style=wide,
         )
-        self.out_channels = widgets.IntSlider(
-            value=out_channels,
-            min=1,
-            max=128,
+        self.out_channels = widgets.SelectionSlider(
+            options=_stops(OUT_CHANNELS, out_channels),
+            value=int(out_channels),
             description="out_channels",
-            style={"description_width": "initial"},
+            style=wide,
         )
-        self.groups = widgets.IntSlider(value=groups, min=1, max=64, description="groups")
+        self.groups = widgets.SelectionSlider(
+            options=_stops(CHANNELS, groups), value=int(groups), description="groups"
+        )
         self.kernel_size = widgets.IntSlider(value=kernel_size, min=1, max=7, description="kernel")
         self.preset.observe(self._preset_changed, names="value")
         for c in (self.in_channels, self.out_channels, self.groups, self.kernel_size):
             c.observe(self._slider_changed, names="value")
         self.refresh()
+        self._warm()
 
     def controls(self) -> dict[str, widgets.Widget]:
         return {
@@ -92,10 +106,11 @@ class GroupsExplorer(Explorer):
             self.kernel_size.value,
         )
 
-    def _note(self, model) -> str:
+    def _status(self, model) -> str:
+        """The layer in words; an illegal one's ValueError is in the picture (once)."""
         if model.ok:
-            return ""
-        return f'<span style="{ERROR_STYLE}">ValueError: {model.error}</span>'
+            return model.describe()
+        return f"{model.code()}: not a legal layer (PyTorch's error is in the picture)"
 
     def describe_settings(self) -> str:
         return (

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import html
-
 import ipywidgets as widgets
 
 from ..viz._axes_model import parse_shape
 from ..viz._memory_model import PRESETS, memory_model
 from ..viz.memory import MemoryScene
-from ._base import ERROR_STYLE, Explorer
+from ._base import Explorer
 
 CUSTOM = "(your chain)"
 OP_TEMPLATES = (
@@ -43,7 +41,10 @@ class MemoryExplorer(Explorer):
         super().__init__(MemoryScene(), display=display)
         self._x = x
         self.preset = widgets.Dropdown(
-            options=[CUSTOM, *PRESETS], value=CUSTOM, description="preset"
+            options=[CUSTOM, *PRESETS],
+            value=CUSTOM,
+            description="preset",
+            layout=widgets.Layout(width="420px"),  # the longest preset name is not cut
         )
         self.shape = widgets.Text(
             value=", ".join(str(s) for s in (x.shape if x is not None else shape)),
@@ -55,7 +56,7 @@ class MemoryExplorer(Explorer):
             value="\n".join(p.strip() for p in chain.replace(";", "\n").split("\n") if p.strip()),
             description="ops",
             continuous_update=False,
-            layout=widgets.Layout(width="330px", height="90px"),
+            layout=widgets.Layout(width="300px", height="90px"),
         )
         self.pick = widgets.Dropdown(options=OP_TEMPLATES, value=".view(-1)", description="op")
         self.append = widgets.Button(description="append op", icon="plus")
@@ -82,6 +83,7 @@ class MemoryExplorer(Explorer):
         self.write.on_click(lambda _: self.write_value())
         self.clear.on_click(lambda _: self.clear_writes())
         self.refresh()
+        self._warm()
 
     # ------------------------------------------------------------------ controls
     def controls(self) -> dict[str, widgets.Widget]:
@@ -175,19 +177,9 @@ class MemoryExplorer(Explorer):
             writes=self.writes,
         )
 
-    def _note(self, model) -> str:
-        parts = []
-        if model.error is not None:
-            parts.append(f"{model.error.op_text} failed: {model.error.message}")
-            if model.error.explanation:
-                parts.append(model.error.explanation)
-        for w in model.writes:
-            if w.error:
-                parts.append(f"write failed: {w.error}")
-        if not parts:
-            return ""
-        body = "<br>".join(html.escape(p) for p in parts)
-        return f'<span style="{ERROR_STYLE}">{body}</span>'
+    def _status(self, model) -> str:
+        """The highlighted step in words; a failing op and its explanation are in the picture."""
+        return model.describe().split(" | ")[0]
 
     def describe_settings(self) -> str:
         chain = "; ".join(p.strip() for p in self.chain.value.split("\n") if p.strip())
