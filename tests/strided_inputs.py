@@ -57,7 +57,7 @@ def make_bases(torch, shape, dtype="float64", requires_grad=False, seed=0):
         arr = rng.standard_normal(shape).astype(dtype)
     else:
         arr = rng.integers(-5, 6, size=shape).astype(dtype)
-    ours = tl.tensor(arr)
+    ours = tl.from_numpy(arr.copy())
     theirs = torch.tensor(arr)
     if requires_grad:
         ours.requires_grad_(True)

@@ -64,9 +64,9 @@ def unfold_layout(
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Windows of ``size`` elements every ``step`` along ``dim`` (already wrapped): dim ``dim``
     counts the windows (stride ``step * stride[dim]``), a new last dim walks inside a window
-    (stride ``stride[dim]``). A 0-dim tensor is one window of its only element."""
+    (stride ``stride[dim]``). A 0-dim tensor gives ``size`` (0 or 1) elements, stride 1."""
     if not shape:
-        return (1,), (1,)
+        return (size,), (1,)
     n = (shape[dim] - size) // step + 1
     new_shape = list(shape)
     new_stride = list(stride)
@@ -183,10 +183,10 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
     size, step = int(size), int(step)
     if size > n:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
-    if step <= 0:
-        raise RuntimeError(f"step is {step} but must be > 0")
     if size < 0:
         raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
     out = self._view(*unfold_layout(self._shape, self._stride, d, size, step))
     if _GRAD.enabled and self.requires_grad:
         from ..autograd.views_extra import UnfoldBackward0
@@ -220,3 +220,93 @@ def storage(self: Tensor):
 
     _warn_typed_storage_removal()
     return TypedStorage._over(self._storage, self._dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# tensor_split and torch.split (the pieces are narrow views)
+# ---------------------------------------------------------------------------------------------
+
+_TENSOR_SPLIT_SIGNATURES = (
+    " * (tuple of ints indices, int dim = 0)\n"
+    " * (Tensor tensor_indices_or_sections, int dim = 0)\n"
+    " * (int sections, int dim = 0)\n"
+)
+
+
+def _slice_piece(t: Tensor, d: int, start: int, end: int | None) -> Tensor:
+    """``t`` sliced ``start:end`` along ``d`` with ``at::slice``'s clamping (never an error)."""
+    n = t._shape[d]
+    start = start + n if start < 0 else start
+    start = min(max(start, 0), n)
+    end = n if end is None else (end + n if end < 0 else end)
+    end = min(max(end, start), n)
+    return t.narrow(d, start, end - start)
+
+
+def tensor_split(input: Tensor, *args, **kwargs) -> tuple[Tensor, ...]:
+    """``tensor_split(sections | indices | tensor_indices_or_sections, dim=0)``: ``sections``
+    nearly equal pieces (the first ``size % sections`` one longer), or the pieces between the
+    given indices (Python slice rules: negative indices count from the end, never an error)."""
+    names = ("indices", "sections", "tensor_indices_or_sections", "indices_or_sections")
+    given = [k for k in names if k in kwargs]
+    if args:
+        spec, rest = args[0], args[1:]
+    elif given:
+        spec, rest = kwargs.pop(given[0]), ()
+    else:
+        raise TypeError(
+            "tensor_split() received an invalid combination of arguments - got (), but expected "
+            f"one of:\n{_TENSOR_SPLIT_SIGNATURES}"
+        )
+    dim = rest[0] if rest else kwargs.pop("dim", 0)
+    if kwargs:
+        raise TypeError(f"tensor_split() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if isinstance(spec, Tensor):
+        if spec.dtype.name != "int64":
+            from .._dtype import SCALAR_NAME
+
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                f"{SCALAR_NAME[spec.dtype.name]}"
+            )
+        if spec.ndim > 1:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                f"one-dimensional tensor, but got a tensor with {spec.ndim} dims"
+            )
+        spec = spec.item() if spec.ndim == 0 else [int(i) for i in spec.tolist()]
+    bad = isinstance(spec, bool) or not isinstance(spec, (int, list, tuple))
+    if not bad and isinstance(spec, (list, tuple)):
+        bad = any(isinstance(i, bool) or not isinstance(i, int) for i in spec)
+    if bad:
+        raise TypeError(
+            "tensor_split() received an invalid combination of arguments - got "
+            f"({type(spec).__name__}), but expected one of:\n{_TENSOR_SPLIT_SIGNATURES}"
+        )
+    if input.ndim == 0:
+        raise RuntimeError(
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
+        )
+    d = L.wrap_dim(dim, input.ndim)
+    if isinstance(spec, int):
+        if spec <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {spec}")
+        q, r = divmod(input._shape[d], spec)
+        bounds = [i * q + min(i, r) for i in range(spec + 1)]
+        return tuple(input.narrow(d, a, b - a) for a, b in zip(bounds[:-1], bounds[1:]))
+    starts = [0, *spec]
+    ends = [*spec, None]
+    return tuple(_slice_piece(input, d, a, b) for a, b in zip(starts, ends))
+
+
+Tensor.tensor_split = tensor_split
+
+
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
+    """``torch.split``: pieces of ``split_size`` along ``dim`` (the last may be shorter), or
+    pieces of the listed sizes; views of ``tensor``."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(
+            f"split(): argument 'input' (position 1) must be Tensor, not {type(tensor).__name__}"
+        )
+    return tensor.split(split_size_or_sections, dim)

@@ -60,8 +60,8 @@ class UnfoldBackward0(Node):
     def backward(self, g):
         shape = self._input_meta[0][0]
         g = np.asarray(g)
-        if not shape:  # a 0-dim input is one window of one element
-            return (g.reshape(()),)
+        if not shape:  # a 0-dim input: a window of its one element (or of none)
+            return (g.reshape(-1).sum().reshape(()),)
         out = np.zeros(shape, dtype=g.dtype)
         d, n = self.dim, g.shape[self.dim]
         for k in range(self.size if n else 0):
