@@ -3,4 +3,4 @@
 from . import copies, creation, indexing, math, reduce  # noqa: F401
 
 # isort: split
-from . import views  # noqa: F401  (strided views: as_strided, unfold, diagonal, storage)
+from . import sorting, views  # noqa: F401  (strided views; sorting and counting)
