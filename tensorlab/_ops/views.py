@@ -50,6 +50,8 @@ def check_as_strided(
             f"Storage size calculation overflowed with sizes={L._fmt(shape)} and "
             f"strides={L._fmt(stride)}"
         )
+    if L.numel(shape) == 0:
+        return
     need = storage_bytes_needed(shape, stride, offset, item)
     if need > storage_nbytes:
         raise RuntimeError(
@@ -100,6 +102,8 @@ def diagonal_layout(
 
 
 def _size_arg(value, what: str, fn: str, pos: int) -> tuple[int, ...]:
+    if isinstance(value, (tuple, list)) and all(type(v) is int for v in value):
+        return tuple(value)  # the common case, fast
     if not isinstance(value, (tuple, list, Size)):
         raise TypeError(
             f"{fn}(): argument '{what}' (position {pos}) must be tuple of ints, not "
