@@ -320,11 +320,40 @@ def test_out_matches_torch(torch, name, shapes, out_shape, out_dtype):
     assert w == tw  # the resize warning, when torch gives it
 
 
-def test_out_refuses_autograd(torch):
-    a = tl.ones(2, 2, requires_grad=True)
-    ta = torch.ones(2, 2, requires_grad=True)
-    for name in ("mm", "matmul"):
-        raises_same(
-            lambda n=name: getattr(tl, n)(a, a, out=tl.empty(2, 2)),
-            lambda n=name: getattr(torch, n)(ta, ta, out=torch.empty(2, 2)),
-        )
+@pytest.mark.parametrize(
+    "name, shape, extra",
+    [
+        ("mm", (2, 2), ()),
+        ("matmul", (2, 2), ()),
+        ("bmm", (1, 2, 2), ()),
+        ("mv", None, ()),
+        ("dot", (2,), ()),
+        ("outer", (2,), ()),
+        ("kron", (2, 2), ()),
+    ],
+)
+def test_out_refuses_autograd(torch, name, shape, extra):
+    def run(lib):
+        if shape is None:
+            a, b = lib.ones(2, 2, requires_grad=True), lib.ones(2)
+        else:
+            a, b = lib.ones(shape, requires_grad=True), lib.ones(shape)
+        return getattr(lib, name)(a, b, *extra, out=lib.empty(0))
+
+    raises_same(lambda: run(tl), lambda: run(torch))
+
+
+def test_tensordot_out_is_a_tracked_copy(torch):
+    # torch's tensordot_out copies the result into out: out gets CopyBackwards, grads flow
+    a, ta = tl.ones(2, 2, requires_grad=True), torch.ones(2, 2, requires_grad=True)
+    o, to = tl.empty(0), torch.empty(0)
+    r, tr = (
+        tl.tensordot(a, tl.ones(2, 2), 1, out=o),
+        torch.tensordot(ta, torch.ones(2, 2), 1, out=to),
+    )
+    assert r is o and tr is to
+    assert_same(o.detach(), to.detach())
+    assert o.grad_fn.name() == to.grad_fn.name().replace("torch::autograd::", "")
+    o.sum().backward()
+    to.sum().backward()
+    assert_same(a.grad, ta.grad)

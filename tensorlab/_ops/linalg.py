@@ -673,19 +673,18 @@ def tensordot(a, b, dims=2, out=None) -> Tensor:
         dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
     dims_a = [int(d) for d in (dims_a if isinstance(dims_a, (list, tuple)) else [dims_a])]
     dims_b = [int(d) for d in (dims_b if isinstance(dims_b, (list, tuple)) else [dims_b])]
-    if out is not None:
-        if _GRAD.enabled and any(t.requires_grad for t in (a, b, out)):
-            raise RuntimeError(
-                "tensordot(): functions with out=... arguments don't support automatic "
-                "differentiation, but one of the arguments requires grad."
-            )
+    if out is not None:  # PyTorch's tensordot_out: resize, then out.copy_(result) (tracked)
         res = _tensordot(a, b, dims_a, dims_b)
-        return _into(
-            out,
-            res,
-            "tensordot: Expected the output tensor to have dtype {result}, but got an output "
-            "tensor with dtype {out}",
-        )
+        if not isinstance(out, _T):
+            raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
+        if out.dtype is not res.dtype:
+            raise RuntimeError(
+                "tensordot: Expected the output tensor to have dtype "
+                f"{scalar_name(res.dtype)}, but got an output tensor with dtype "
+                f"{scalar_name(out.dtype)}"
+            )
+        resize_out(out, res._shape)
+        return out.copy_(res)
     return _tensordot(a, b, dims_a, dims_b)
 
 
@@ -704,9 +703,16 @@ def kron(input, other, *, out=None) -> Tensor:
         a_shape += [sa, 1]
         b_shape += [1, sb]
         r_shape.append(sa * sb)
-    prod = mul(input.reshape(a_shape), other.reshape(b_shape))
     if out is not None:
-        return _into(out, prod.reshape(r_shape))
+        if _GRAD.enabled and any(
+            isinstance(t, Tensor) and t.requires_grad for t in (input, other, out)
+        ):
+            raise RuntimeError(
+                "mul(): functions with out=... arguments don't support automatic "
+                "differentiation, but one of the arguments requires grad."
+            )
+        return _into(out, mul(input.reshape(a_shape), other.reshape(b_shape)).reshape(r_shape))
+    prod = mul(input.reshape(a_shape), other.reshape(b_shape))
     return _unsafe_view(prod, tuple(r_shape))
 
 
