@@ -324,3 +324,44 @@ def test_histc_matches_torch(torch, dtype, bins, lo, width, data):
     x, tx = tl.from_numpy(arr), torch.from_numpy(arr)  # a transposed input
     assert_same(tl.histc(x, bins, lo, lo + width), torch.histc(tx, bins, lo, lo + width))
     assert_same(x.histc(bins), tx.histc(bins))
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "torch.sort(x, out=(torch.empty(0), torch.empty(0, dtype=torch.long)))",
+        "torch.sort(x, 0, True, out=(torch.empty(2, 3), torch.empty(2, 3, dtype=torch.long)))",
+        "torch.sort(x, out=(torch.empty(3, 2).t(), torch.empty(3, 2, dtype=torch.long).t()))",
+        "torch.sort(x, out=(torch.empty(0), torch.empty(0)))",
+        "torch.sort(x, out=(torch.empty(0, dtype=torch.float64), torch.empty(0, dtype=torch.long)))",
+        "torch.topk(x, 2, out=(torch.empty(0), torch.empty(0, dtype=torch.long)))",
+        "torch.topk(x, 2, out=(torch.empty(5), torch.empty(0, dtype=torch.long)))",
+        "torch.kthvalue(x, 2, out=(torch.empty(0), torch.empty(0, dtype=torch.long)))",
+        "torch.msort(x, out=torch.empty(0))",
+        "torch.searchsorted(torch.tensor([1, 2]), torch.tensor([1]), out=torch.empty(0, dtype=torch.long))",
+        "torch.searchsorted(torch.tensor([1, 2]), torch.tensor([1]), out=torch.empty(0))",
+        "torch.searchsorted(torch.tensor([1, 2]), torch.tensor([1]), out_int32=True, out=torch.empty(0, dtype=torch.long))",
+        "torch.bucketize(torch.tensor([1]), torch.tensor([1, 2]), out=torch.empty(0, dtype=torch.long))",
+        "torch.histc(x, 4, out=torch.empty(0))",
+        "torch.histc(x, 4, out=torch.empty(0, dtype=torch.float64))",
+        "torch.sort(x.requires_grad_(), out=(torch.empty(0), torch.empty(0, dtype=torch.long)))",
+    ],
+)
+def test_out_matches_torch(torch, expr):
+    import warnings
+
+    def run(lib):
+        x = lib.tensor([[3.0, 1, 2], [0, 5, 4]])
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            r = eval(expr, {"torch": lib, "x": x})
+        return r, [str(m.message).split(" (Triggered")[0] for m in w]
+
+    res, tres = raises_same(lambda: run(tl), lambda: run(torch))
+    if res is None:
+        return
+    (r, w), (tr, tw) = res, tres
+    assert w == tw
+    assert type(r).__name__ == type(tr).__name__
+    for a, b in zip(r if isinstance(r, tuple) else (r,), tr if isinstance(tr, tuple) else (tr,)):
+        assert_same(a, b)

@@ -20,8 +20,43 @@ from ..autograd.graph import differentiable
 from ._elementwise import not_implemented
 from .reduce import _return_type, return_types
 
-for _op in ("sort", "topk", "kthvalue"):
+for _op in ("sort", "topk", "kthvalue", "sort_out", "topk_out", "kthvalue_out"):
     setattr(return_types, _op, _return_type(_op))
+
+_EXPECTED_OUT = "Expected out tensor to have dtype {result}, but got {out} instead"
+
+
+def _write_out(result: Tensor, out, message: str = _EXPECTED_OUT) -> Tensor:
+    """``out=`` for these ops: ``out`` must have the result's dtype exactly (``message``, with
+    C++ type names), is resized like PyTorch's ``resize_output`` (warning when it had elements),
+    then written (keeping its strides when its shape already fits)."""
+    from .._tensor import check_inplace
+    from ._elementwise import check_no_internal_overlap, cpp_name, resize_out, write_into
+
+    if not isinstance(out, Tensor):
+        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
+    if out.dtype is not result.dtype:
+        raise RuntimeError(
+            message.format(
+                out=cpp_name(out.dtype),
+                result=cpp_name(result.dtype),
+                out_scalar=D.SCALAR_NAME[out.dtype.name],
+            )
+        )
+    check_inplace(out)
+    check_no_internal_overlap(out)
+    resize_out(out, result._shape)
+    return write_into(out, result._np())
+
+
+def _pair_out(name: str, result, out):
+    if out is None:
+        return result
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors")
+    values = _write_out(result[0], out[0])
+    indices = _write_out(result[1], out[1])
+    return getattr(return_types, f"{name}_out")(values, indices)
 
 
 def _new(arr: np.ndarray, dtype: D.dtype, stride=None) -> Tensor:
@@ -66,14 +101,15 @@ def _sort_impl(x: Tensor, dim: int, descending: bool):
 
 @tensor_method("sort")
 @differentiable(AG.make_sort, "sort")
-def sort(input, dim: int = -1, descending: bool = False, stable: bool = False):
+def sort(input, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None):
     """``(values, indices)`` sorted along ``dim``; stable, NaN last (first when descending).
     Both results keep ``input``'s memory order (``empty_like``)."""
     x = _check_tensor(input, "sort")
     L.wrap_dim(dim, x.ndim)
     values, idx = _sort_impl(x, dim, bool(descending))
     stride = L.preserve_strides(x._shape, x._stride)
-    return return_types.sort(_new(values, x.dtype, stride), _new(idx, D.int64, stride))
+    result = return_types.sort(_new(values, x.dtype, stride), _new(idx, D.int64, stride))
+    return _pair_out("sort", result, out)
 
 
 @tensor_method("argsort")
@@ -83,14 +119,16 @@ def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False
 
 
 @tensor_method("msort")
-def msort(input) -> Tensor:
+def msort(input, *, out=None) -> Tensor:
     """``sort(input, dim=0).values`` (its node is ``SortBackward0``)."""
+    if out is not None:
+        return _write_out(sort(_check_tensor(input, "msort"), 0).values, out)
     return sort(_check_tensor(input, "msort"), 0).values
 
 
 @tensor_method("topk")
 @differentiable(AG.make_topk, "topk")
-def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out=None):
     """The ``k`` largest (or smallest) elements along ``dim`` and their indices, largest first
     (smallest first with ``largest=False``). NaN counts as the largest value."""
     x = _check_tensor(input, "topk")
@@ -103,14 +141,16 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
         raise RuntimeError("topk does not support bool dtypes on CPU")
     values, idx = _sort_impl(x, d, bool(largest))
     if x.ndim == 0:
-        return return_types.topk(_new(values, x.dtype), _new(idx, D.int64))
-    sl = (slice(None),) * d + (slice(0, k),)
-    return return_types.topk(_new(values[sl], x.dtype), _new(idx[sl], D.int64))
+        result = return_types.topk(_new(values, x.dtype), _new(idx, D.int64))
+    else:
+        sl = (slice(None),) * d + (slice(0, k),)
+        result = return_types.topk(_new(values[sl], x.dtype), _new(idx[sl], D.int64))
+    return _pair_out("topk", result, out)
 
 
 @tensor_method("kthvalue")
 @differentiable(AG.make_kthvalue, "kthvalue")
-def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):
+def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
     """The ``k``-th smallest element (1-based) along ``dim`` and its index."""
     x = _check_tensor(input, "kthvalue")
     d = L.wrap_dim(dim, x.ndim)
@@ -122,12 +162,14 @@ def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):
         raise not_implemented("kthvalue_cpu", x.dtype)
     values, idx = _sort_impl(x, d, False)
     if x.ndim == 0:
-        return return_types.kthvalue(_new(values, x.dtype), _new(idx, D.int64))
-    sl = (slice(None),) * d + (slice(k - 1, k),)
-    v, i = values[sl], idx[sl]
-    if not keepdim:
-        v, i = v.squeeze(d), i.squeeze(d)
-    return return_types.kthvalue(_new(v, x.dtype), _new(i, D.int64))
+        result = return_types.kthvalue(_new(values, x.dtype), _new(idx, D.int64))
+    else:
+        sl = (slice(None),) * d + (slice(k - 1, k),)
+        v, i = values[sl], idx[sl]
+        if not keepdim:
+            v, i = v.squeeze(d), i.squeeze(d)
+        result = return_types.kthvalue(_new(v, x.dtype), _new(i, D.int64))
+    return _pair_out("kthvalue", result, out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -288,7 +330,14 @@ def _check_side(side, right: bool) -> bool:
 
 
 def searchsorted(
-    sorted_sequence, input, *, out_int32: bool = False, right: bool = False, side=None, sorter=None
+    sorted_sequence,
+    input,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side=None,
+    sorter=None,
+    out=None,
 ) -> Tensor:
     """For each value of ``input``, the index where inserting it into ``sorted_sequence`` (its
     last dim) keeps it sorted: before equal elements (``side='left'``) or after them."""
@@ -329,16 +378,29 @@ def searchsorted(
         raise not_implemented("searchsorted_out_cpu", D.bool_)
     vals = values._np()
     res = _search(seq_np, vals.reshape(1) if vals.ndim == 0 else vals, right).reshape(vals.shape)
-    return _new(res.astype(np.int32 if out_int32 else np.int64), D.int32 if out_int32 else D.int64)
+    result = _new(
+        res.astype(np.int32 if out_int32 else np.int64), D.int32 if out_int32 else D.int64
+    )
+    if out is None:
+        return result
+    return _write_out(
+        result,
+        out,
+        "tensorlab.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or "
+        "Long(int64) depending on whether out_int32 flag is True, but we got output tensor's "
+        f"dtype {{out_scalar}} and out_int32 flag is {bool(out_int32)}",
+    )
 
 
-def bucketize(input, boundaries, *, out_int32: bool = False, right: bool = False) -> Tensor:
+def bucketize(
+    input, boundaries, *, out_int32: bool = False, right: bool = False, out=None
+) -> Tensor:
     """The bucket of each element: ``boundaries[i-1] < x <= boundaries[i]`` (``right=False``) or
     ``boundaries[i-1] <= x < boundaries[i]`` (``right=True``); ``boundaries`` is 1-D, sorted."""
     b = _check_tensor(boundaries, "bucketize", "boundaries", 2)
     if b.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({b.ndim})")
-    return searchsorted(b, input, out_int32=out_int32, right=right)
+    return searchsorted(b, input, out_int32=out_int32, right=right, out=out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -360,7 +422,7 @@ def bincount(input, weights=None, minlength: int = 0) -> Tensor:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if weights is not None and (weights.ndim != 1 or weights._shape[0] != x._shape[0]):
         raise RuntimeError("weights should be 1-d and have the same length as input")
-    if weights is None:
+    if weights is None or arr.size == 0:  # an empty input gives int64 zeros, weights or not
         return _new(np.bincount(arr, minlength=minlength).astype(np.int64), D.int64)
     dt = D.float32 if weights.dtype is D.float32 else D.float64
     w = weights._np().astype(dt.np)
@@ -405,7 +467,7 @@ def _c_float(v: float) -> str:
 
 
 @tensor_method("histc")
-def histc(input, bins: int = 100, min=0, max=0) -> Tensor:
+def histc(input, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     """Counts of the elements in ``bins`` equal-width bins over ``[min, max]`` (the data's range
     when both are 0); elements outside are ignored, ``max`` itself falls in the last bin."""
     x = _check_tensor(input, "histc")
@@ -433,7 +495,14 @@ def histc(input, bins: int = 100, min=0, max=0) -> Tensor:
     pos = np.searchsorted(edges, inside, side="right") - 1
     pos = np.clip(pos, 0, bins - 1)
     counts = np.bincount(pos, minlength=bins).astype(x.dtype.np)
-    return _new(counts, x.dtype)
+    if out is None:
+        return _new(counts, x.dtype)
+    return _write_out(
+        _new(counts, x.dtype),
+        out,
+        "tensorlab.histogram: input tensor and hist tensor should have the same dtype, but got "
+        "input {result} and hist {out}",
+    )
 
 
 from .._tensor import MODULE_FUNCTIONS  # noqa: E402
