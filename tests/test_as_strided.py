@@ -142,3 +142,48 @@ def test_as_strided_in_place_backward(torch):
 def test_to_torch_roundtrip_keeps_layout(torch):
     x = tl.arange(12.0).as_strided((3, 2), (2, 3), 1)
     assert_same(x, to_torch(torch, x))
+
+
+@settings(max_examples=60)
+@given(
+    args=strided_args(),
+    dtype=st.sampled_from(["float64", "float32", "int64"]),
+    op=st.sampled_from(
+        [
+            "add_(1)",
+            "mul_(2)",
+            "sub_(o)",
+            "mul_(o)",
+            "__iadd__(o)",
+            "neg_()",
+            "abs_()",
+            "clamp_(-1, 3)",
+        ]
+    ),
+    seed=st.integers(0, 99),
+)
+def test_in_place_through_overlapping_windows_matches_torch(torch, args, dtype, op, seed):
+    """An element read by k windows is updated k times (PyTorch's loop), not once."""
+    size, stride, offset = args
+    rng = np.random.default_rng(seed)
+    arr = rng.integers(-3, 4, size=20).astype(dtype)
+    other = rng.integers(-2, 3, size=size).astype(dtype)
+    x, tx = tl.from_numpy(arr.copy()), torch.from_numpy(arr.copy())
+    o, to = tl.from_numpy(other.copy()), torch.from_numpy(other.copy())
+    try:
+        tw = tx.as_strided(size, stride, offset)
+    except RuntimeError:
+        return
+    w = x.as_strided(size, stride, offset)
+    r, tr = raises_same(
+        lambda: eval(f"w.{op}", {"w": w, "o": o}), lambda: eval(f"w.{op}", {"w": tw, "o": to})
+    )
+    assert_same(x, tx)  # the whole storage, after every window's update
+    assert_same(w, tw)
+
+
+def test_unfold_add_counts_the_windows(torch):
+    x, tx = tl.zeros(5), torch.zeros(5)
+    x.unfold(0, 3, 1).add_(1)
+    tx.unfold(0, 3, 1).add_(1)
+    assert x.tolist() == tx.tolist() == [1.0, 2.0, 3.0, 2.0, 1.0]
