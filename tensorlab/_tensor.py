@@ -921,7 +921,7 @@ class Tensor:
             if sum(sections) != size or any(s < 0 for s in sections):
                 raise RuntimeError(
                     f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
-                    f"size at dimension {d}), but got split_sizes={L._fmt(sections)}"
+                    f"size at dimension {dim}), but got split_sizes={L._fmt(sections)}"
                 )
         else:
             step = int(split_size_or_sections)

@@ -108,6 +108,7 @@ def test_storage_is_the_legacy_typed_view_and_warns_once(torch):
     assert s.data_ptr() == x.untyped_storage().data_ptr() != x.data_ptr()
     assert s.nbytes() == tst.nbytes() and s.element_size() == tst.element_size()
     assert s.untyped().nbytes() == tst.untyped().nbytes()
+    assert isinstance(s, tl.TypedStorage) and isinstance(tst, torch.TypedStorage)
     assert s.type() == tst.type().replace("torch.", "tensorlab.")
     assert repr(s) == repr(tst).replace("torch.", "tensorlab.")
     raises_same(lambda: s[100], lambda: tst[100])
@@ -247,3 +248,40 @@ def test_argument_forms_grad_fn_names(torch, expr):
     r.sum().backward()
     tr.sum().backward()
     assert_same(x.grad, tx.grad, layout=False)
+
+
+@settings(max_examples=60)
+@given(chain=view_chains(min_dims=0), data=st.data())
+def test_splitting_ops_match_torch(torch, chain, data):
+    """split / tensor_split / chunk / unbind / narrow / select / movedim / swapaxes with random
+    arguments (invalid ones included) on random strided inputs: same pieces, same errors."""
+    shape, ops = chain
+    ours, theirs = make_bases(torch, shape)
+    x, tx = apply(ours, ops), apply(theirs, ops)
+    nd = x.ndim
+    dim = data.draw(st.integers(-nd - 1, nd))
+    n = data.draw(st.integers(-1, 4))
+    idx = data.draw(st.lists(st.integers(-5, 5), max_size=3))
+    sizes = data.draw(st.lists(st.integers(0, 3), max_size=3))
+    calls = [
+        lambda t, lib: t.split(n, dim),
+        lambda t, lib: t.split(sizes, dim),
+        lambda t, lib: lib.split(t, sizes, dim),
+        lambda t, lib: t.tensor_split(n, dim),
+        lambda t, lib: t.tensor_split(idx, dim),
+        lambda t, lib: t.tensor_split(lib.tensor(idx, dtype=lib.long), dim),
+        lambda t, lib: t.chunk(n, dim),
+        lambda t, lib: t.unbind(dim),
+        lambda t, lib: (t.narrow(dim, n, 1),),
+        lambda t, lib: (t.select(dim, n),),
+        lambda t, lib: (t.movedim(dim, n),),
+        lambda t, lib: (t.swapaxes(dim, n),),
+    ]
+    call = data.draw(st.sampled_from(calls))
+    r, tr = raises_same(lambda: call(x, tl), lambda: call(tx, torch))
+    if r is None:
+        return
+    assert len(r) == len(tr)
+    for a, b in zip(r, tr):
+        assert_same(a, b)
+        assert shares(a, ours)
