@@ -365,3 +365,32 @@ def test_out_matches_torch(torch, expr):
     assert type(r).__name__ == type(tr).__name__
     for a, b in zip(r if isinstance(r, tuple) else (r,), tr if isinstance(tr, tuple) else (tr,)):
         assert_same(a, b)
+
+
+EMPTY_CALLS = [
+    "x.sort()",
+    "x.sort(0)",
+    "x.topk(0)",
+    "x.kthvalue(1)",
+    "x.unique(return_inverse=True, return_counts=True)",
+    "x.unique(dim=0, return_inverse=True, return_counts=True)",
+    "x.unique(dim=-1, return_inverse=True, return_counts=True)",
+    "x.unique_consecutive(dim=0, return_inverse=True, return_counts=True)",
+    "x.unique_consecutive(dim=-1, return_counts=True)",
+    "x.unique_consecutive(return_inverse=True, return_counts=True)",
+    "torch.searchsorted(torch.tensor([1.0, 2]), x)",
+    "torch.histc(x, 3)",
+]
+
+
+@pytest.mark.parametrize("shape", [(0,), (2, 0), (0, 3)])
+@pytest.mark.parametrize("expr", EMPTY_CALLS)
+def test_empty_inputs_match_torch(torch, shape, expr):
+    r, tr = raises_same(
+        lambda: eval(expr, {"torch": tl, "x": tl.zeros(shape)}),
+        lambda: eval(expr, {"torch": torch, "x": torch.zeros(shape)}),
+    )
+    if r is None:
+        return
+    for a, b in zip(r if isinstance(r, tuple) else (r,), tr if isinstance(tr, tuple) else (tr,)):
+        assert_same(a, b)

@@ -156,6 +156,8 @@ def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
     d = L.wrap_dim(dim, x.ndim)
     n = x._shape[d] if x.ndim else 1
     k = int(k)
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if x.dtype is D.bool_:
@@ -196,6 +198,19 @@ def _record_not_differentiable(out, x: Tensor, name: str, op: str):
 
         attach(out, NotDifferentiable(name, f"the derivative for '{op}' is not implemented.", x))
     return out
+
+
+def _empty_unique_dim(x: Tensor, d: int):
+    """``unique(dim=d)`` of an empty tensor: itself when dim ``d`` is the empty one, else
+    PyTorch's error. Returns (values, inverse, counts) or None when ``x`` is not empty."""
+    if x.numel():
+        return None
+    if x._shape[d] != 0:
+        raise RuntimeError(
+            "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied"
+        )
+    empty = np.zeros(0, np.int64)
+    return np.zeros(x._shape, x.dtype.np), empty, empty
 
 
 def _unique_slices(arr: np.ndarray, d: int):
@@ -241,7 +256,7 @@ def unique(
         name, op = "Unique2Backward0", "_unique2"
     else:
         d = L.wrap_dim(dim, x.ndim)
-        values, inverse, counts = _unique_slices(arr, d)
+        values, inverse, counts = _empty_unique_dim(x, d) or _unique_slices(arr, d)
         name, op = "UniqueDimBackward0", "unique_dim"
     out = _record_not_differentiable(_new(values, x.dtype), x, name, op)
     return _unique_result(
@@ -263,6 +278,15 @@ def unique_consecutive(input, return_inverse: bool = False, return_counts: bool 
             new[1:] = flat[1:] != flat[:-1]
         values = flat[new]
         inv_shape = x._shape
+    elif x.numel() == 0:
+        d = L.wrap_dim(dim, x.ndim)
+        empty = _empty_unique_dim(x, d)
+        out = _record_not_differentiable(
+            _new(empty[0], x.dtype), x, "UniqueConsecutiveBackward0", "unique_consecutive"
+        )
+        return _unique_result(
+            out, _new(empty[1], D.int64), _new(empty[2], D.int64), return_inverse, return_counts
+        )
     else:
         d = L.wrap_dim(dim, x.ndim)
         moved = np.moveaxis(arr, d, 0).reshape(arr.shape[d] if x.ndim else 1, -1)
