@@ -318,6 +318,10 @@ def explain_windows(t: Tensor, op: str, *args) -> WindowExplanation:
             "writing one of them changes the original and every window that reads it."
         )
         lines.append(
+            "An in-place op through the windows updates a shared element once per reading: "
+            f"w.add_(1) adds {c0} to storage position {p0}, 1 to an element read once."
+        )
+        lines.append(
             "Backward adds the gradient of every reading into that one element ("
             + ("UnfoldBackward0" if op == "unfold" else "AsStridedBackward0")
             + "): an element read by k windows gets the sum of k gradients."

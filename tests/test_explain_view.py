@@ -113,6 +113,12 @@ def test_explain_unfold_windows_match_torch(torch, shape, transpose, data):
         w[tuple(where[0])] = -1.0
         assert all(w[tuple(i)].item() == -1.0 for i in where)
         assert "UnfoldBackward0" in text
+        # "w.add_(1) adds c0 to position p0": what torch's loop really does
+        base = tx._base if tx._base is not None else tx
+        before = base.clone()
+        w.add_(1)
+        assert (base - before).flatten()[p0].item() == c0
+        assert f"adds {c0} to storage position {p0}" in text
     else:
         assert "do not overlap" in text
 
