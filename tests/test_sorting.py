@@ -394,3 +394,23 @@ def test_empty_inputs_match_torch(torch, shape, expr):
         return
     for a, b in zip(r if isinstance(r, tuple) else (r,), tr if isinstance(tr, tuple) else (tr,)):
         assert_same(a, b)
+
+
+def test_searchsorted_warns_once_for_non_contiguous_arguments(torch):
+    import warnings
+
+    from tensorlab._ops import sorting
+
+    def run(lib):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            for _ in range(2):
+                lib.searchsorted(lib.tensor([[1, 3], [2, 4]]).t(), lib.tensor([[1], [2]]))
+                lib.searchsorted(lib.tensor([1, 2]), lib.tensor([[1, 2], [3, 4]]).t())
+        return [str(m.message).split(" (Triggered")[0].replace("torch.", "tensorlab.") for m in w]
+
+    sorting._WARNED.clear()
+    ours = run(tl)
+    theirs = run(torch)  # once per program: torch may have warned earlier in this process
+    assert len(ours) == 2 and ours[0].startswith("tensorlab.searchsorted(): boundary")
+    assert set(theirs) <= set(ours)

@@ -338,6 +338,26 @@ def _search(seq: np.ndarray, values: np.ndarray, right: bool) -> np.ndarray:
     return out.reshape(values.shape)
 
 
+_WARNED: set[str] = set()
+
+
+def _warn_non_contiguous(t: Tensor, what: str) -> None:
+    """PyTorch's ``TORCH_WARN_ONCE`` (once per program) for a non-contiguous argument."""
+    if what in _WARNED or t.is_contiguous():
+        return
+    import warnings
+
+    _WARNED.add(what)
+    warnings.warn(
+        f"tensorlab.searchsorted(): {what} tensor is non-contiguous, this will lower the "
+        "performance due to extra data copy when converting non-contiguous tensor to "
+        f"contiguous, please use contiguous {what} tensor if possible. This message will only "
+        "appear once per program.",
+        UserWarning,
+        stacklevel=4,
+    )
+
+
 def _check_side(side, right: bool) -> bool:
     if side is None:
         return bool(right)
@@ -380,6 +400,8 @@ def searchsorted(
             f"boundaries tensor {L._fmt(seq._shape)} and input value tensor "
             f"{L._fmt(values._shape)}"
         )
+    _warn_non_contiguous(seq, "boundary")
+    _warn_non_contiguous(values, "input value")
     seq_np = seq._np()
     if sorter is not None:
         if not isinstance(sorter, Tensor) or sorter.dtype is not D.int64:
