@@ -64,37 +64,42 @@ def test_sort_matches_torch(torch, chain, dtype, desc, data):
         assert_same(x.msort(), tx.msort())
 
 
-@settings(max_examples=60)
+@settings(max_examples=80)
 @given(chain=view_chains(min_dims=0), dtype=st.sampled_from(DTYPES), data=st.data())
 def test_topk_and_kthvalue_match_torch(torch, chain, dtype, data):
+    """Values *and* indices, ties and NaNs included: equal values come back with the indices
+    PyTorch's selection algorithms leave (and topk(sorted=False) in PyTorch's order)."""
     shape, ops = chain
     _, _, x, tx = _pair(torch, shape, ops, dtype, data.draw(st.integers(0, 999)))
     dim = data.draw(st.integers(-x.ndim - 1, x.ndim))
     k = data.draw(st.integers(-1, 5))
-    largest = data.draw(st.booleans())
-    r, tr = raises_same(lambda: x.topk(k, dim, largest), lambda: tx.topk(k, dim, largest))
+    largest, srt = data.draw(st.booleans()), data.draw(st.booleans())
+    r, tr = raises_same(lambda: x.topk(k, dim, largest, srt), lambda: tx.topk(k, dim, largest, srt))
     if r is not None:
-        assert type(r).__name__ == type(tr).__name__ == "topk"
-        assert_same(r.values, tr.values)
-        assert r.indices.shape == tr.indices.shape and r.indices.stride() == tr.indices.stride()
-        assert r.indices.dtype == tl.int64
-        # among equal values torch's nth_element may pick other indices: each index must
-        # point at its value; without ties the indices are torch's
-        if x.ndim:
-            d = dim % x.ndim
-            picked = np.take_along_axis(x._np(), r.indices._np(), d)
-            np.testing.assert_array_equal(picked, r.values._np())
+        _same_pair(r, tr)
     keep = data.draw(st.booleans())
     r, tr = raises_same(lambda: x.kthvalue(k, dim, keep), lambda: tx.kthvalue(k, dim, keep))
     if r is not None:
-        assert type(r).__name__ == type(tr).__name__ == "kthvalue"
-        assert_same(r.values, tr.values)
-        assert r.indices.shape == tr.indices.shape and r.indices.stride() == tr.indices.stride()
-        if x.ndim:
-            d = dim % x.ndim
-            idx = r.indices._np() if keep else np.expand_dims(r.indices._np(), d)
-            vals = r.values._np() if keep else np.expand_dims(r.values._np(), d)
-            np.testing.assert_array_equal(np.take_along_axis(x._np(), idx, d), vals)
+        _same_pair(r, tr)
+
+
+@settings(max_examples=30)
+@given(
+    n=st.integers(1, 300),
+    k=st.integers(0, 300),
+    largest=st.booleans(),
+    srt=st.booleans(),
+    seed=st.integers(0, 999),
+)
+def test_topk_long_rows_with_ties_match_torch(torch, n, k, largest, srt, seed):
+    """Both of PyTorch's paths: partial_sort (k * 64 <= n) and nth_element + sort."""
+    k = min(k, n) if k * 64 > n else k
+    arr = np.random.default_rng(seed).integers(-3, 4, size=(2, n)).astype(np.float32)
+    arr[arr == 3] = np.nan
+    x, tx = tl.from_numpy(arr), torch.from_numpy(arr)
+    _same_pair(x.topk(k, 1, largest, srt), tx.topk(k, 1, largest, srt))
+    kk = max(1, min(k, n))
+    _same_pair(x.kthvalue(kk, 1), tx.kthvalue(kk, 1))
 
 
 def test_topk_without_ties_gives_torchs_indices(torch):

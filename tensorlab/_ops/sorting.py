@@ -3,9 +3,11 @@
 ``unique_consecutive``, ``searchsorted``, ``bucketize``, ``bincount``, ``histc``.
 
 Order is PyTorch's: NaN is larger than everything (last ascending, first descending) and the
-sort is stable (equal elements keep their order, in both directions). ``topk``/``kthvalue`` pick
-the same *values* as PyTorch; among equal values PyTorch's selection algorithm (``nth_element``)
-may return other indices than the stable order used here.
+sort is stable (equal elements keep their order, in both directions). ``topk``/``kthvalue`` are
+not stable in PyTorch: among equal values they return whatever its selection algorithm leaves,
+which :mod:`._select` replays for rows with ties (and for ``topk(sorted=False)``) up to
+``EMULATE_LIMIT`` elements; beyond it the values are still PyTorch's but equal values may come
+with other indices.
 """
 
 from __future__ import annotations
@@ -90,6 +92,51 @@ def sort_order(arr: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     return np.argsort(~arr, axis=axis, kind="stable")  # ~ reverses the order of ints and bools
 
 
+EMULATE_LIMIT = 100_000  # elements of the rows replayed with PyTorch's selection algorithm
+
+
+def _as_rows(arr: np.ndarray, d: int) -> np.ndarray:
+    return np.moveaxis(arr, d, -1).reshape(-1, arr.shape[d])
+
+
+def _from_rows(rows: np.ndarray, shape, d: int) -> np.ndarray:
+    moved = list(shape)
+    moved.append(moved.pop(d))
+    return np.moveaxis(rows.reshape(moved), -1, d)
+
+
+def _replay_topk(arr, values, idx, d, k, largest, sorted_):
+    """Redo the rows where PyTorch's order among equal values (or its unsorted order) shows."""
+    from . import _select
+
+    rows = _as_rows(arr, d)
+    todo = (
+        np.ones(rows.shape[0], dtype=bool) if not sorted_ else _select.rows_needing_emulation(rows)
+    )
+    if not todo.any() or todo.sum() * rows.shape[1] > EMULATE_LIMIT:
+        return values, idx
+    v_rows, i_rows = _as_rows(values, d).copy(), _as_rows(idx, d).copy()
+    for r in np.nonzero(todo)[0]:
+        vals, ids = _select.topk_row(rows[r].tolist(), k, largest, sorted_)
+        v_rows[r] = vals
+        i_rows[r] = ids
+    return _from_rows(v_rows, values.shape, d), _from_rows(i_rows, idx.shape, d)
+
+
+def _replay_kthvalue(arr, idx, d, k):
+    """The index PyTorch's ``quick_select_template`` picks, for rows with equal values."""
+    from . import _select
+
+    rows = _as_rows(arr, d)
+    todo = _select.rows_needing_emulation(rows)
+    if not todo.any() or todo.sum() * rows.shape[1] > EMULATE_LIMIT:
+        return idx
+    i_rows = _as_rows(idx, d).copy()
+    for r in np.nonzero(todo)[0]:
+        i_rows[r] = _select.kthvalue_row(rows[r].tolist(), k)[1]
+    return _from_rows(i_rows, idx.shape, d)
+
+
 def _sort_impl(x: Tensor, dim: int, descending: bool):
     if x.ndim == 0:
         return x._np().copy(), np.zeros((), np.int64)
@@ -144,7 +191,10 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
         result = return_types.topk(_new(values, x.dtype), _new(idx, D.int64))
     else:
         sl = (slice(None),) * d + (slice(0, k),)
-        result = return_types.topk(_new(values[sl], x.dtype), _new(idx[sl], D.int64))
+        v, i = values[sl], idx[sl]
+        if k and x.numel():
+            v, i = _replay_topk(x._np(), v, i, d, k, bool(largest), bool(sorted))
+        result = return_types.topk(_new(v, x.dtype), _new(i, D.int64))
     return _pair_out("topk", result, out)
 
 
@@ -160,7 +210,7 @@ def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
         raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    if x.dtype is D.bool_:
+    if x.dtype is D.bool_ and x.ndim:  # a 0-dim tensor never reaches the kernel
         raise not_implemented("kthvalue_cpu", x.dtype)
     values, idx = _sort_impl(x, d, False)
     if x.ndim == 0:
@@ -168,6 +218,8 @@ def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
     else:
         sl = (slice(None),) * d + (slice(k - 1, k),)
         v, i = values[sl], idx[sl]
+        if x.numel():
+            i = _replay_kthvalue(x._np(), i, d, k)
         if not keepdim:
             v, i = v.squeeze(d), i.squeeze(d)
         result = return_types.kthvalue(_new(v, x.dtype), _new(i, D.int64))
