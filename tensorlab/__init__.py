@@ -141,6 +141,10 @@ for _name, _fn in _MODULE_FUNCTIONS.items():
 
 del _name, _fn
 
+from ._ops.views import split, tensor_split  # noqa: E402  (torch's own argument names)
+from .functional import einsum  # noqa: E402  (torch.einsum is torch.functional.einsum)
+from .storage import TypedStorage  # noqa: E402  (what the deprecated Tensor.storage() returns)
+
 # Subpackages and helpers that import heavier things load on first use, so that
 # ``import tensorlab`` stays fast and never imports matplotlib, scipy, ipywidgets or nbclient.
 _LAZY = {

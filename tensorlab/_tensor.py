@@ -878,8 +878,11 @@ class Tensor(metaclass=_TensorMeta):
                 f"({L._fmt(src)} dims) should contain the same number of dims as destination "
                 f"({L._fmt(dst)} dims)"
             )
-        src = L.wrap_dims(src, self.ndim)
-        dst = L.wrap_dims(dst, self.ndim)
+        src = tuple(L.wrap_dim(d, self.ndim) for d in src)
+        dst = tuple(L.wrap_dim(d, self.ndim) for d in dst)
+        for what, given, dims in (("source", source, src), ("destination", destination, dst)):
+            if len(set(dims)) != len(dims):
+                raise RuntimeError(f"movedim: repeated dim in `{what}` ({L._fmt(given)})")
         if self.ndim == 0:
             return self._permute(())
         order = [-1] * self.ndim
@@ -962,7 +965,8 @@ class Tensor(metaclass=_TensorMeta):
             raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
         return _rename(tuple(self.select(d, i) for i in range(self._shape[d])), "UnbindBackward0")
 
-    def split(self, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
+    def split(self, split_size, dim: int = 0) -> tuple[Tensor, ...]:
+        split_size_or_sections = split_size
         if self.ndim == 0:
             raise RuntimeError("split expects at least a 1-dimensional tensor")
         d = L.wrap_dim(dim, self.ndim)
@@ -973,7 +977,7 @@ class Tensor(metaclass=_TensorMeta):
             if sum(sections) != size or any(s < 0 for s in sections):
                 raise RuntimeError(
                     f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
-                    f"size at dimension {d}), but got split_sizes={L._fmt(sections)}"
+                    f"size at dimension {dim}), but got split_sizes={L._fmt(sections)}"
                 )
         else:
             step = int(split_size_or_sections)
@@ -995,16 +999,6 @@ class Tensor(metaclass=_TensorMeta):
             out.append(self.narrow(d, start, n))
             start += n
         return _rename(tuple(out), name)
-
-    def tensor_split(self, sections, dim: int = 0) -> tuple[Tensor, ...]:
-        d = L.wrap_dim(dim, self.ndim, scalar_ok=False)
-        size = self._shape[d]
-        if isinstance(sections, int):
-            q, r = divmod(size, sections)
-            bounds = [i * q + min(i, r) for i in range(sections + 1)]
-        else:
-            bounds = [0] + [min(max(int(i), 0), size) for i in sections] + [size]
-        return tuple(self.narrow(d, a, max(b - a, 0)) for a, b in zip(bounds[:-1], bounds[1:]))
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         if self.ndim == 0:

@@ -441,6 +441,11 @@ def _elementwise(
             arrays.append(_opmath_values(x))
         else:
             arrays.append(_values(x, common))
+    if out is not None and any(x is out for x in operands):
+        from . import _overlap  # overlapping windows (as_strided/unfold): PyTorch's loop order
+
+        if _overlap.self_overlapping(out):
+            return _overlap.sequential_inplace(out, operands, arrays, common, kernel)
     with np.errstate(all="ignore"):
         values = kernel(*arrays)
     result = result or common

@@ -4,6 +4,10 @@ Run: python tests/benchmarks/bench_views.py
 Prints, for a 100 MB float32 tensor, the time of each view op in tensorlab and torch (same run),
 the Python-object bytes each allocates (storage stays shared: asserted), and `import tensorlab` time in a fresh
 interpreter with the heavy modules it must not import.
+
+The window views (``unfold``, ``as_strided`` with overlapping windows, ``diagonal``) are asserted to
+allocate nothing: same storage, and under ``tracemalloc`` less than ``NO_ALLOC`` bytes (a copy of
+even one window row of the 100 MB tensor would be ~20 kB; a full copy is 100 MB or more).
 """
 
 from __future__ import annotations
@@ -14,6 +18,9 @@ import time
 import tracemalloc
 
 import numpy as np
+
+NO_ALLOC = 16_384  # bytes: Python objects only, no data buffer
+WINDOW_OPS = {"unfold(1,3,1)", "unfold(0,64,32)", "as_strided win", "diagonal()", "storage[...]"}
 
 
 def best_of(fn, repeat=2000):
@@ -48,6 +55,10 @@ def main() -> None:
         "t[::2, 1:]": lambda t: t[::2, 1:],
         "expand(3,-1,-1)": lambda t: t.unsqueeze(0).expand(3, -1, -1),
         "reshape(2500,-1)": lambda t: t.reshape(2500, -1),
+        "unfold(1,3,1)": lambda t: t.unfold(1, 3, 1),
+        "unfold(0,64,32)": lambda t: t.unfold(0, 64, 32),
+        "as_strided win": lambda t: t.as_strided((4998, 4998, 3, 3), (5000, 1, 5000, 1)),
+        "diagonal()": lambda t: t.diagonal(),
     }
     print(f"{'op':<18}{'tensorlab':>12}{'torch':>12}{'ratio':>8}{'py alloc B':>12}")
     for name, fn in ops.items():
@@ -59,6 +70,8 @@ def main() -> None:
         tracemalloc.stop()
         same = out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
         assert same, name
+        if name in WINDOW_OPS:
+            assert peak < NO_ALLOC, f"{name} allocated {peak} bytes"
         print(
             f"{name:<18}{ours * 1e6:>10.2f}us{theirs * 1e6:>10.2f}us{ours / theirs:>8.1f}{peak:>12d}"
         )
