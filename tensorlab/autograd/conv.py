@@ -179,3 +179,64 @@ def reflect_replicate_node(out, x, pads, mode, **kwargs):
 
 def circular_pad_node(out, x, pads, **kwargs):
     return PadBackward("CopySlices", x, list(pads), "circular")
+
+
+# ---------------------------------------------------------------------------------------------
+# im2col / col2im (F.unfold / F.fold): each is the other's gradient
+# ---------------------------------------------------------------------------------------------
+
+
+class Im2ColBackward0(Node):
+    """``F.unfold``: the gradient of the columns is folded back (overlaps add up)."""
+
+    def __init__(self, x, kernel, dilation, padding, stride):
+        super().__init__(_t(x))
+        self.args = (kernel, dilation, padding, stride)
+        self.in_shape = tuple(x.shape)
+
+    def backward(self, g):
+        from ..nn._conv_kernels import col2im
+
+        kernel, dilation, padding, stride = self.args
+        g = np.asarray(g)
+        batched = len(self.in_shape) == 4
+        if not batched:
+            g = g[None]
+        n, c = g.shape[0], self.in_shape[-3]
+        out_hw = self.in_shape[-2:]
+        blocks = [
+            (s + 2 * p - d * (k - 1) - 1) // st + 1
+            for s, k, d, p, st in zip(out_hw, kernel, dilation, padding, stride)
+        ]
+        cols = g.reshape(n, c, *kernel, *blocks)
+        gx = col2im(cols, out_hw, kernel, dilation, padding, stride)
+        return (gx if batched else gx[0],)
+
+
+class Col2ImBackward0(Node):
+    """``F.fold``: the gradient of the image is unfolded (each column reads its block)."""
+
+    def __init__(self, x, output_size, kernel, dilation, padding, stride):
+        super().__init__(_t(x))
+        self.args = (kernel, dilation, padding, stride)
+        self.in_shape = tuple(x.shape)
+
+    def backward(self, g):
+        from ..nn._conv_kernels import im2col
+
+        kernel, dilation, padding, stride = self.args
+        g = np.asarray(g)
+        batched = len(self.in_shape) == 3
+        if not batched:
+            g = g[None]
+        cols = im2col(g, kernel, dilation, padding, stride)
+        gx = cols.reshape(g.shape[0], *self.in_shape[-2:])
+        return (gx if batched else gx[0],)
+
+
+def im2col_node(out, x, kernel, dilation, padding, stride, **kwargs):
+    return Im2ColBackward0(x, kernel, dilation, padding, stride)
+
+
+def col2im_node(out, x, output_size, kernel, dilation, padding, stride, **kwargs):
+    return Col2ImBackward0(x, output_size, kernel, dilation, padding, stride)

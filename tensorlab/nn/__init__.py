@@ -7,7 +7,16 @@ Imports numpy only (never scipy or matplotlib). The numeric kernels live in
 from __future__ import annotations
 
 from . import functional
-from .modules import Conv1d, Conv2d, Module, Sequential
+from .modules import Conv1d, Conv2d, Fold, Module, Sequential, Unfold
 from .parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "Module", "Parameter", "Sequential", "functional"]
+__all__ = [
+    "Conv1d",
+    "Conv2d",
+    "Module",
+    "Parameter",
+    "Sequential",
+    "functional",
+    "Fold",
+    "Unfold",
+]

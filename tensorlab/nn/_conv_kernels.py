@@ -30,6 +30,7 @@ this temporary stays below :data:`CHUNK_BYTES`. Small convolutions split the bat
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -531,3 +532,75 @@ def _conv_shift(xp, w, stride, dilation, out):
         else:
             np.multiply(xs, wt, out=tmp)
             acc += tmp
+
+
+# ---------------------------------------------------------------------------- N-d im2col / col2im
+#
+# Shared by ``F.unfold``/``F.fold``, ``conv3d``, the transposed convolutions and their gradients.
+# ``cols`` arrays are laid out (N, C, *kernel, *blocks): for each image, channel and kernel tap,
+# the input value that tap reads in every sliding block.
+
+
+def zero_pad_nd(x: np.ndarray, padding: Sequence[int]) -> np.ndarray:
+    """``x`` (N, C, *spatial) with ``padding[i]`` zeros on both sides of spatial dim ``i``."""
+    if not any(padding):
+        return x
+    lead = x.ndim - len(padding)
+    shape = x.shape[:lead] + tuple(s + 2 * p for s, p in zip(x.shape[lead:], padding))
+    out = np.zeros(shape, dtype=x.dtype)
+    out[(Ellipsis, *(slice(p, p + s) for s, p in zip(x.shape[lead:], padding)))] = x
+    return out
+
+
+def windows_nd(xp: np.ndarray, kernel, stride, dilation, blocks) -> np.ndarray:
+    """Read-only strided view (N, C, *kernel, *blocks) of every window of ``xp`` (no copy)."""
+    lead = xp.ndim - len(kernel)
+    st = xp.strides[lead:]
+    return as_strided(
+        xp,
+        shape=xp.shape[:lead] + tuple(kernel) + tuple(blocks),
+        strides=xp.strides[:lead]
+        + tuple(s * d for s, d in zip(st, dilation))
+        + tuple(s * k for s, k in zip(st, stride)),
+        writeable=False,
+    )
+
+
+def im2col(x: np.ndarray, kernel, dilation, padding, stride) -> np.ndarray:
+    """Every sliding block of ``x`` (N, C, *spatial) as a fresh (N, C, *kernel, *blocks) array."""
+    nd = len(kernel)
+    blocks = [
+        conv_out_size(s, k, st, 2 * p, d)
+        for s, k, st, p, d in zip(x.shape[-nd:], kernel, stride, padding, dilation)
+    ]
+    xp = zero_pad_nd(x, padding)
+    return np.ascontiguousarray(windows_nd(xp, kernel, stride, dilation, blocks))
+
+
+def col2im(cols: np.ndarray, out_sizes, kernel, dilation, padding, stride, acc=None) -> np.ndarray:
+    """The inverse scatter of :func:`im2col`: add every tap of ``cols`` (N, C, *kernel, *blocks)
+    into the (zero) padded image it was read from, then crop the padding: (N, C, *out_sizes).
+
+    Overlapping windows add up (overlap-add). Taps are added in order (``acc`` is the
+    accumulation dtype, default ``cols``' own), so low-precision sums round as PyTorch's loop does.
+    """
+    nd = len(kernel)
+    n, c = cols.shape[:2]
+    blocks = cols.shape[2 + nd :]
+    acc = cols.dtype if acc is None else acc
+    full = [o + 2 * p for o, p in zip(out_sizes, padding)]
+    # the windows may reach past out + 2*pad (a transposed conv's output_padding crops them)
+    full = [
+        max(f, (b - 1) * s + (k - 1) * d + 1)
+        for f, b, s, k, d in zip(full, blocks, stride, kernel, dilation)
+    ]
+    buf = np.zeros((n, c, *full), dtype=acc)
+    if buf.size and cols.size:
+        for tap in itertools.product(*(range(k) for k in kernel)):
+            dst = tuple(
+                slice(t * d, t * d + (b - 1) * s + 1, s)
+                for t, d, b, s in zip(tap, dilation, blocks, stride)
+            )
+            buf[(slice(None), slice(None), *dst)] += cols[(slice(None), slice(None), *tap)]
+    crop = tuple(slice(p, p + o) for p, o in zip(padding, out_sizes))
+    return buf[(slice(None), slice(None), *crop)]

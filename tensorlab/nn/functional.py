@@ -24,8 +24,9 @@ from ..autograd import conv as _derivatives  # the backward formulas of conv and
 from ..autograd.graph import differentiable
 from . import _conv_kernels as K
 from ._args import parse_conv_args, parse_pad_list, type_name
+from ._fold import fold, unfold
 
-__all__ = ["conv1d", "conv2d", "pad"]
+__all__ = ["conv1d", "conv2d", "fold", "pad", "unfold"]
 
 # ---------------------------------------------------------------------------- dtype names
 

@@ -2,6 +2,7 @@
 
 from .container import Sequential
 from .conv import Conv1d, Conv2d
+from .fold import Fold, Unfold
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "Module", "Sequential"]
+__all__ = ["Conv1d", "Conv2d", "Fold", "Module", "Sequential", "Unfold"]
