@@ -7,7 +7,21 @@ Imports numpy only (never scipy or matplotlib). The numeric kernels live in
 from __future__ import annotations
 
 from . import functional
-from .modules import Conv1d, Conv2d, Fold, Module, Sequential, Unfold
+from .modules import (
+    Conv1d,
+    Conv2d,
+    Conv3d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    ConvTranspose3d,
+    Fold,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    Module,
+    Sequential,
+    Unfold,
+)
 from .parameter import Parameter
 
 __all__ = [
@@ -19,4 +33,11 @@ __all__ = [
     "functional",
     "Fold",
     "Unfold",
+    "Conv3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyConv3d",
 ]

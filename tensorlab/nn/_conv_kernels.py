@@ -604,3 +604,84 @@ def col2im(cols: np.ndarray, out_sizes, kernel, dilation, padding, stride, acc=N
             buf[(slice(None), slice(None), *dst)] += cols[(slice(None), slice(None), *tap)]
     crop = tuple(slice(p, p + o) for p, o in zip(padding, out_sizes))
     return buf[(slice(None), slice(None), *crop)]
+
+
+# ---------------------------------------------------------------------------- N-d convolution
+#
+# Any number of spatial dims (conv3d, the transposed convolutions and the gradients that are not
+# 2-d): a convolution is im2col + one matrix product per group; its gradient with respect to the
+# input (which *is* the transposed convolution) is one matrix product per group + col2im.
+
+
+def _group_cols(cols: np.ndarray, g: int, cg: int) -> np.ndarray:
+    """Group ``g``'s columns of a (N, C, *kernel, *blocks) array as (cg*K, N*L) (a copy)."""
+    n = cols.shape[0]
+    nd = (cols.ndim - 2) // 2
+    part = cols[:, g * cg : (g + 1) * cg]
+    k = int(np.prod(part.shape[2 : 2 + nd], dtype=np.int64))
+    length = int(np.prod(part.shape[2 + nd :], dtype=np.int64))
+    perm = (1, *range(2, 2 + nd), 0, *range(2 + nd, 2 + 2 * nd))
+    return part.transpose(perm).reshape(cg * k, n * length)
+
+
+def conv_nd(x, w, stride, padding, dilation, groups) -> np.ndarray:
+    """Cross-correlation of ``x`` (N, C, *spatial) with ``w`` (O, C/groups, *kernel), symmetric
+    zero ``padding``; no bias. Returns a fresh (N, O, *out) array in ``x``'s dtype."""
+    n = x.shape[0]
+    o, cg = w.shape[:2]
+    kernel = w.shape[2:]
+    og = o // groups
+    blocks = [
+        conv_out_size(s, k, st, 2 * p, d)
+        for s, k, st, p, d in zip(x.shape[2:], kernel, stride, padding, dilation)
+    ]
+    out = np.empty((n, o, *blocks), dtype=x.dtype)
+    if out.size == 0:
+        return out
+    cols = windows_nd(zero_pad_nd(x, padding), kernel, stride, dilation, blocks)
+    for g in range(groups):
+        wg = w[g * og : (g + 1) * og].reshape(og, -1)
+        res = (wg @ _group_cols(cols, g, cg)).reshape(og, n, *blocks)
+        out[:, g * og : (g + 1) * og] = np.moveaxis(res, 1, 0)
+    return out
+
+
+def conv_input_grad_nd(g, w, in_sizes, stride, padding, dilation, groups, acc=None) -> np.ndarray:
+    """The adjoint of :func:`conv_nd` in its input: ``g`` (N, O, *blocks) -> (N, C, *in_sizes).
+
+    This is the transposed convolution of ``g`` with ``w``: each output gradient is spread, through
+    every kernel tap, back to the input pixel the tap read (col2im of ``w^T @ g``).
+    """
+    n = g.shape[0]
+    o, cg = w.shape[:2]
+    kernel = tuple(w.shape[2:])
+    og = o // groups
+    blocks = g.shape[2:]
+    length = int(np.prod(blocks, dtype=np.int64))
+    k = int(np.prod(kernel, dtype=np.int64))
+    cols = np.empty((n, groups * cg, *kernel, *blocks), dtype=g.dtype)
+    for gi in range(groups):
+        wg = w[gi * og : (gi + 1) * og].reshape(og, cg * k)
+        gg = np.moveaxis(g[:, gi * og : (gi + 1) * og].reshape(n, og, length), 0, 1)
+        res = wg.T @ gg.reshape(og, n * length)  # (cg*K, N*L)
+        res = res.reshape(cg, *kernel, n, *blocks)
+        cols[:, gi * cg : (gi + 1) * cg] = np.moveaxis(res, 1 + len(kernel), 0)
+    return np.ascontiguousarray(col2im(cols, in_sizes, kernel, dilation, padding, stride, acc))
+
+
+def conv_weight_grad_nd(g, x, w_shape, stride, padding, dilation, groups) -> np.ndarray:
+    """The gradient of :func:`conv_nd` in its weight: ``g`` (N, O, *blocks) and ``x``."""
+    n = x.shape[0]
+    o, cg = w_shape[:2]
+    kernel = tuple(w_shape[2:])
+    og = o // groups
+    blocks = g.shape[2:]
+    length = int(np.prod(blocks, dtype=np.int64))
+    gw = np.empty(w_shape, dtype=g.dtype)
+    cols = windows_nd(zero_pad_nd(x, padding), kernel, stride, dilation, blocks)
+    for gi in range(groups):
+        gg = np.moveaxis(g[:, gi * og : (gi + 1) * og].reshape(n, og, length), 0, 1)
+        gw[gi * og : (gi + 1) * og] = (
+            gg.reshape(og, n * length) @ _group_cols(cols, gi, cg).T
+        ).reshape(og, cg, *kernel)
+    return gw
