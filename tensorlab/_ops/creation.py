@@ -224,11 +224,34 @@ asarray = as_tensor
 # ---------------------------------------------------------------------------- by shape
 
 
-def _filled(size, value, dtype: D.dtype, requires_grad: bool, name: str) -> Tensor:
+def _filled(size, value, dtype: D.dtype, requires_grad: bool, name: str, fmt=None) -> Tensor:
     shape = _shape_arg(size, name)
     t = Tensor._empty(shape, dtype)
     t._storage._array[...] = value
+    if fmt is not None:  # a memory format, or the tensor whose layout ``*_like`` preserves
+        t = Tensor(t._storage, shape, _format_stride(shape, fmt), 0, dtype)
     return _finish(t, requires_grad)
+
+
+def _format_stride(shape, fmt) -> tuple[int, ...]:
+    """Strides of a new tensor in ``fmt``: a memory format, or (for ``*_like`` with
+    ``preserve_format``) the tensor to copy the layout of (its dense strides, or an inferred
+    dense permutation of them)."""
+    from .._tensor import _check_memory_format, _format_strides, preserve_format
+
+    if isinstance(fmt, Tensor):
+        return L.preserve_strides(fmt._shape, fmt._stride)
+    _check_memory_format(fmt, "empty")
+    if fmt is preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    return _format_strides(shape, fmt)
+
+
+def _like_format(input, memory_format):
+    """What ``*_like(input, memory_format=...)`` lays out by: ``input`` itself for preserve."""
+    from .._tensor import preserve_format
+
+    return input if memory_format is None or memory_format is preserve_format else memory_format
 
 
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -239,9 +262,12 @@ def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     return _filled(size, 1, _float_dtype(dtype), requires_grad, "ones")
 
 
-def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """Like ``torch.empty``; tensorlab fills with zeros so notebooks stay reproducible."""
-    return _filled(size, 0, _float_dtype(dtype), requires_grad, "empty")
+def empty(
+    *size, dtype=None, device=None, requires_grad: bool = False, memory_format=None
+) -> Tensor:
+    """Like ``torch.empty``; tensorlab fills with zeros so notebooks stay reproducible.
+    ``memory_format=tensorlab.channels_last`` lays a 4-d tensor out NHWC."""
+    return _filled(size, 0, _float_dtype(dtype), requires_grad, "empty", memory_format)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -257,16 +283,31 @@ def _like(t: Tensor, dtype) -> D.dtype:
     return t.dtype if dtype is None else D.to_dtype(dtype)
 
 
-def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _filled((input.shape,), 0, _like(input, dtype), requires_grad, "zeros_like")
+def zeros_like(
+    input: Tensor, *, dtype=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
+    d = _like(input, dtype)
+    return _filled(
+        (input.shape,), 0, d, requires_grad, "zeros_like", _like_format(input, memory_format)
+    )
 
 
-def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _filled((input.shape,), 1, _like(input, dtype), requires_grad, "ones_like")
+def ones_like(
+    input: Tensor, *, dtype=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
+    d = _like(input, dtype)
+    return _filled(
+        (input.shape,), 1, d, requires_grad, "ones_like", _like_format(input, memory_format)
+    )
 
 
-def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _filled((input.shape,), 0, _like(input, dtype), requires_grad, "empty_like")
+def empty_like(
+    input: Tensor, *, dtype=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
+    d = _like(input, dtype)
+    return _filled(
+        (input.shape,), 0, d, requires_grad, "empty_like", _like_format(input, memory_format)
+    )
 
 
 def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad=False):
