@@ -130,6 +130,8 @@ _LAZY = {
     "autograd": ("tensorlab.autograd", None),
     "explain_view": ("tensorlab.explain", "explain_view"),
     "explain_conv": ("tensorlab._explain_conv", "explain_conv"),
+    "explain_conv_matmul": ("tensorlab._explain_conv", "explain_conv_matmul"),
+    "explain_conv_transpose": ("tensorlab._explain_conv", "explain_conv_transpose"),
     "check": ("tensorlab.grading", "check"),
     "set_printoptions": ("tensorlab._printing", "set_printoptions"),
     "no_grad": ("tensorlab.autograd", "no_grad"),
