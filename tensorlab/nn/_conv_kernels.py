@@ -30,7 +30,6 @@ this temporary stays below :data:`CHUNK_BYTES`. Small convolutions split the bat
 
 from __future__ import annotations
 
-import itertools
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -577,31 +576,55 @@ def im2col(x: np.ndarray, kernel, dilation, padding, stride) -> np.ndarray:
     return np.ascontiguousarray(windows_nd(xp, kernel, stride, dilation, blocks))
 
 
+#: bytes of the per-tap scratch of :func:`col2im` for one chunk of image planes (cache-sized)
+COL2IM_CHUNK_BYTES = 2 * 2**20
+
+
 def col2im(cols: np.ndarray, out_sizes, kernel, dilation, padding, stride, acc=None) -> np.ndarray:
     """The inverse scatter of :func:`im2col`: add every tap of ``cols`` (N, C, *kernel, *blocks)
     into the (zero) padded image it was read from, then crop the padding: (N, C, *out_sizes).
 
-    Overlapping windows add up (overlap-add). Taps are added in order (``acc`` is the
-    accumulation dtype, default ``cols``' own), so low-precision sums round as PyTorch's loop does.
+    Overlapping windows add up (overlap-add). Each tap first gets its own zero image, written
+    through one *skewed* strided view (tap ``t`` of plane ``p`` lands at its offset in row
+    ``(p, t)`` of a scratch array: no Python loop over taps), then the taps are summed in order
+    (so low-precision sums round as PyTorch's loop does). Image planes go in cache-sized chunks.
+    ``acc`` is the scratch dtype (default ``cols``' own).
     """
     nd = len(kernel)
     n, c = cols.shape[:2]
-    blocks = cols.shape[2 + nd :]
-    acc = cols.dtype if acc is None else acc
+    blocks = tuple(cols.shape[2 + nd :])
+    acc = cols.dtype if acc is None else np.dtype(acc)
     full = [o + 2 * p for o, p in zip(out_sizes, padding)]
     # the windows may reach past out + 2*pad (a transposed conv's output_padding crops them)
     full = [
         max(f, (b - 1) * s + (k - 1) * d + 1)
         for f, b, s, k, d in zip(full, blocks, stride, kernel, dilation)
     ]
-    buf = np.zeros((n, c, *full), dtype=acc)
+    planes = n * c
+    size = int(np.prod(full, dtype=np.int64))
+    taps = int(np.prod(kernel, dtype=np.int64))
+    buf = np.zeros((planes, size), dtype=acc)
     if buf.size and cols.size:
-        for tap in itertools.product(*(range(k) for k in kernel)):
-            dst = tuple(
-                slice(t * d, t * d + (b - 1) * s + 1, s)
-                for t, d, b, s in zip(tap, dilation, blocks, stride)
+        src = cols.reshape(planes, *kernel, *blocks)
+        inner = [int(np.prod(full[i + 1 :], dtype=np.int64)) for i in range(nd)]  # elements
+        it = acc.itemsize
+        chunk = max(1, COL2IM_CHUNK_BYTES // max(taps * size * it, 1))
+        for p0 in range(0, planes, chunk):
+            p1 = min(planes, p0 + chunk)
+            scratch = np.zeros((p1 - p0, *kernel, size), dtype=acc)
+            st = scratch.strides
+            skew = as_strided(
+                scratch,
+                shape=(p1 - p0, *kernel, *blocks),
+                strides=(
+                    st[0],
+                    *(st[1 + i] + dilation[i] * inner[i] * it for i in range(nd)),
+                    *(stride[i] * inner[i] * it for i in range(nd)),
+                ),
             )
-            buf[(slice(None), slice(None), *dst)] += cols[(slice(None), slice(None), *tap)]
+            skew[...] = src[p0:p1]
+            np.sum(scratch, axis=tuple(range(1, 1 + nd)), out=buf[p0:p1])
+    buf = buf.reshape(n, c, *full)
     crop = tuple(slice(p, p + o) for p, o in zip(padding, out_sizes))
     return buf[(slice(None), slice(None), *crop)]
 
