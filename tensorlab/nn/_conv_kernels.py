@@ -600,30 +600,33 @@ def col2im(cols: np.ndarray, out_sizes, kernel, dilation, padding, stride, acc=N
         max(f, (b - 1) * s + (k - 1) * d + 1)
         for f, b, s, k, d in zip(full, blocks, stride, kernel, dilation)
     ]
-    planes = n * c
     size = int(np.prod(full, dtype=np.int64))
     taps = int(np.prod(kernel, dtype=np.int64))
-    buf = np.zeros((planes, size), dtype=acc)
+    buf = np.zeros((n, c, size), dtype=acc)
     if buf.size and cols.size:
-        src = cols.reshape(planes, *kernel, *blocks)
         inner = [int(np.prod(full[i + 1 :], dtype=np.int64)) for i in range(nd)]  # elements
         it = acc.itemsize
-        chunk = max(1, COL2IM_CHUNK_BYTES // max(taps * size * it, 1))
-        for p0 in range(0, planes, chunk):
-            p1 = min(planes, p0 + chunk)
-            scratch = np.zeros((p1 - p0, *kernel, size), dtype=acc)
-            st = scratch.strides
-            skew = as_strided(
-                scratch,
-                shape=(p1 - p0, *kernel, *blocks),
-                strides=(
-                    st[0],
-                    *(st[1 + i] + dilation[i] * inner[i] * it for i in range(nd)),
-                    *(stride[i] * inner[i] * it for i in range(nd)),
-                ),
-            )
-            skew[...] = src[p0:p1]
-            np.sum(scratch, axis=tuple(range(1, 1 + nd)), out=buf[p0:p1])
+        planes = max(1, COL2IM_CHUNK_BYTES // max(taps * size * it, 1))
+        # whole images when several fit in a chunk, else a few channels of one image; ``cols``
+        # may have any strides (it is read through views, never reshaped)
+        nb, cb = (max(1, planes // c), c) if planes >= c else (1, planes)
+        for n0 in range(0, n, nb):
+            for c0 in range(0, c, cb):
+                src = cols[n0 : n0 + nb, c0 : c0 + cb]
+                scratch = np.zeros((*src.shape[:2], *kernel, size), dtype=acc)
+                st = scratch.strides
+                skew = as_strided(
+                    scratch,
+                    shape=src.shape,
+                    strides=(
+                        st[0],
+                        st[1],
+                        *(st[2 + i] + dilation[i] * inner[i] * it for i in range(nd)),
+                        *(stride[i] * inner[i] * it for i in range(nd)),
+                    ),
+                )
+                skew[...] = src
+                np.sum(scratch, axis=tuple(range(2, 2 + nd)), out=buf[n0 : n0 + nb, c0 : c0 + cb])
     buf = buf.reshape(n, c, *full)
     crop = tuple(slice(p, p + o) for p, o in zip(padding, out_sizes))
     return buf[(slice(None), slice(None), *crop)]
@@ -682,14 +685,16 @@ def conv_input_grad_nd(g, w, in_sizes, stride, padding, dilation, groups, acc=No
     blocks = g.shape[2:]
     length = int(np.prod(blocks, dtype=np.int64))
     k = int(np.prod(kernel, dtype=np.int64))
-    cols = np.empty((n, groups * cg, *kernel, *blocks), dtype=g.dtype)
+    out = np.empty((n, groups * cg, *in_sizes), dtype=g.dtype)
     for gi in range(groups):
         wg = w[gi * og : (gi + 1) * og].reshape(og, cg * k)
-        gg = np.moveaxis(g[:, gi * og : (gi + 1) * og].reshape(n, og, length), 0, 1)
-        res = wg.T @ gg.reshape(og, n * length)  # (cg*K, N*L)
-        res = res.reshape(cg, *kernel, n, *blocks)
-        cols[:, gi * cg : (gi + 1) * cg] = np.moveaxis(res, 1 + len(kernel), 0)
-    return np.ascontiguousarray(col2im(cols, in_sizes, kernel, dilation, padding, stride, acc))
+        gg = g[:, gi * og : (gi + 1) * og].reshape(n, og, length)
+        res = np.matmul(wg.T, gg)  # (N, cg*K, L): one product per image
+        cols = res.reshape(n, cg, *kernel, *blocks)
+        out[:, gi * cg : (gi + 1) * cg] = col2im(
+            cols, in_sizes, kernel, dilation, padding, stride, acc
+        )
+    return out
 
 
 def conv_weight_grad_nd(g, x, w_shape, stride, padding, dilation, groups) -> np.ndarray:
