@@ -165,3 +165,28 @@ def test_pad_gives_torchs_layout(torch, t, mode, pads):
         )
     if r is not None:
         assert_same(o, r)
+
+
+@pytest.mark.parametrize("fmt", ["channels_last", "contiguous_format"])
+def test_module_to_memory_format_and_gradient_layouts(torch, fmt):
+    """model.to(memory_format=channels_last): 4-d weights go NHWC, outputs and grads follow."""
+    ours, theirs = tl.nn.Conv2d(3, 4, 3, padding=1), torch.nn.Conv2d(3, 4, 3, padding=1)
+    with torch.no_grad():
+        theirs.weight.copy_(torch.from_numpy(ours.weight._np().copy()))
+        theirs.bias.copy_(torch.from_numpy(ours.bias._np().copy()))
+    assert ours.to(memory_format=_fmt(tl, fmt)) is ours
+    theirs.to(memory_format=_fmt(torch, fmt))
+    assert ours.weight.stride() == theirs.weight.stride()
+    assert ours.bias.stride() == theirs.bias.stride()
+    x = np.random.default_rng(0).standard_normal((2, 3, 6, 7)).astype(np.float32)
+    xo = tl.tensor(x).to(memory_format=_fmt(tl, fmt)).requires_grad_()
+    xt = torch.tensor(x).to(memory_format=_fmt(torch, fmt)).requires_grad_()
+    yo, yt = ours(xo), theirs(xt)
+    assert_same(yo, yt, exact=False, rtol=1e-4, atol=1e-4)
+    yo.sum().backward()
+    yt.sum().backward()
+    assert xo.grad.stride() == xt.grad.stride()
+    assert ours.weight.grad.stride() == theirs.weight.grad.stride()
+    np.testing.assert_allclose(
+        ours.weight.grad._np(), theirs.weight.grad.numpy(), rtol=1e-4, atol=1e-3
+    )
