@@ -60,16 +60,9 @@ from ._ops.creation import (
 )
 from ._storage import UntypedStorage
 from ._tensor import MODULE_FUNCTIONS as _MODULE_FUNCTIONS
-from ._tensor import (
-    Size,
-    Tensor,
-    channels_last,
-    channels_last_3d,
-    contiguous_format,
-    is_tensor,
-    memory_format,
-    preserve_format,
-)
+from ._tensor import Size, Tensor, contiguous_format, is_tensor, memory_format, preserve_format
+from ._tensor import channels_last as channels_last
+from ._tensor import channels_last_3d as channels_last_3d
 
 __version__ = "0.1.0"
 

@@ -7,37 +7,18 @@ Imports numpy only (never scipy or matplotlib). The numeric kernels live in
 from __future__ import annotations
 
 from . import functional
-from .modules import (
-    Conv1d,
-    Conv2d,
-    Conv3d,
-    ConvTranspose1d,
-    ConvTranspose2d,
-    ConvTranspose3d,
-    Fold,
-    LazyConv1d,
-    LazyConv2d,
-    LazyConv3d,
-    Module,
-    Sequential,
-    Unfold,
-)
+from .modules import Conv1d, Conv2d, Module, Sequential
+from .modules.conv import Conv3d as Conv3d
+from .modules.conv import ConvTranspose1d as ConvTranspose1d
+from .modules.conv import ConvTranspose2d as ConvTranspose2d
+from .modules.conv import ConvTranspose3d as ConvTranspose3d
+from .modules.conv import LazyConv1d as LazyConv1d
+from .modules.conv import LazyConv2d as LazyConv2d
+from .modules.conv import LazyConv3d as LazyConv3d
+from .modules.fold import Fold as Fold
+from .modules.fold import Unfold as Unfold
 from .parameter import Parameter
 
-__all__ = [
-    "Conv1d",
-    "Conv2d",
-    "Module",
-    "Parameter",
-    "Sequential",
-    "functional",
-    "Fold",
-    "Unfold",
-    "Conv3d",
-    "ConvTranspose1d",
-    "ConvTranspose2d",
-    "ConvTranspose3d",
-    "LazyConv1d",
-    "LazyConv2d",
-    "LazyConv3d",
-]
+__all__ = ["Conv1d", "Conv2d", "Module", "Parameter", "Sequential", "functional"]
+__all__ += ["Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Fold", "Unfold"]
+__all__ += ["LazyConv1d", "LazyConv2d", "LazyConv3d"]

@@ -27,17 +27,8 @@ from ._args import parse_conv_args, parse_pad_list, type_name
 from ._conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
 from ._fold import fold, unfold
 
-__all__ = [
-    "conv1d",
-    "conv2d",
-    "conv3d",
-    "conv_transpose1d",
-    "conv_transpose2d",
-    "conv_transpose3d",
-    "fold",
-    "pad",
-    "unfold",
-]
+__all__ = ["conv1d", "conv2d", "pad"]
+__all__ += ["conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "fold", "unfold"]
 
 # ---------------------------------------------------------------------------- dtype names
 
