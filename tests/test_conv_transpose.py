@@ -349,3 +349,24 @@ def test_lazy_conv_infers_in_channels(torch, spatial):
         lambda: getattr(tl.nn, name)(6, 3, groups=4)(tl.from_numpy(x[:, :3])),
         lambda: getattr(torch.nn, name)(6, 3, groups=4)(torch.from_numpy(x[:, :3])),
     )
+
+
+@pytest.mark.parametrize("spatial", [1, 2, 3])
+@pytest.mark.parametrize("bias", [True, False])
+def test_lazy_conv_transpose_infers_in_channels(torch, spatial, bias):
+    name = f"LazyConvTranspose{spatial}d"
+    kw = dict(stride=2, padding=1, output_padding=1, groups=2, bias=bias)
+    ours, theirs = getattr(tl.nn, name)(6, 3, **kw), getattr(torch.nn, name)(6, 3, **kw)
+    assert repr(ours) == repr(theirs)
+    x = np.random.default_rng(0).standard_normal((2, 4) + (4,) * spatial).astype(np.float32)
+    y = ours(tl.from_numpy(x))
+    theirs(torch.from_numpy(x))
+    assert type(ours).__name__ == type(theirs).__name__ == f"ConvTranspose{spatial}d"
+    assert repr(ours) == repr(theirs)
+    assert tuple(ours.weight.shape) == tuple(theirs.weight.shape)
+    assert (ours.bias is None) == (theirs.bias is None)
+    with torch.no_grad():
+        theirs.weight.copy_(torch.from_numpy(ours.weight._np().copy()))
+        if bias:
+            theirs.bias.copy_(torch.from_numpy(ours.bias._np().copy()))
+    assert_close(y, theirs(torch.from_numpy(x)))

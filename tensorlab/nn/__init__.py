@@ -15,6 +15,9 @@ from .modules.conv import ConvTranspose3d as ConvTranspose3d
 from .modules.conv import LazyConv1d as LazyConv1d
 from .modules.conv import LazyConv2d as LazyConv2d
 from .modules.conv import LazyConv3d as LazyConv3d
+from .modules.conv import LazyConvTranspose1d as LazyConvTranspose1d
+from .modules.conv import LazyConvTranspose2d as LazyConvTranspose2d
+from .modules.conv import LazyConvTranspose3d as LazyConvTranspose3d
 from .modules.fold import Fold as Fold
 from .modules.fold import Unfold as Unfold
 from .parameter import Parameter
@@ -22,3 +25,4 @@ from .parameter import Parameter
 __all__ = ["Conv1d", "Conv2d", "Module", "Parameter", "Sequential", "functional"]
 __all__ += ["Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Fold", "Unfold"]
 __all__ += ["LazyConv1d", "LazyConv2d", "LazyConv3d"]
+__all__ += ["LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]

@@ -27,6 +27,9 @@ __all__ = [
     "LazyConv1d",
     "LazyConv2d",
     "LazyConv3d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
 ]
 
 
@@ -459,6 +462,7 @@ class _LazyConvXdMixin:
 
     cls_to_become: type = Module
     _lazy_spatial = 2
+    _lazy_bias = True
 
     def reset_parameters(self) -> None:
         if self.in_channels != 0:
@@ -483,12 +487,12 @@ class _LazyConvXdMixin:
         from ..._ops.creation import empty
 
         dtype = self.weight.dtype
-        self.weight = Parameter(
-            empty(
-                (self.out_channels, self.in_channels // self.groups, *self.kernel_size), dtype=dtype
-            )
-        )
-        if self.bias is not None:
+        if self.transposed:
+            shape = (self.in_channels, self.out_channels // self.groups, *self.kernel_size)
+        else:
+            shape = (self.out_channels, self.in_channels // self.groups, *self.kernel_size)
+        self.weight = Parameter(empty(shape, dtype=dtype))
+        if self._lazy_bias:
             self.bias = Parameter(empty(self.out_channels, dtype=dtype))
         self.reset_parameters()
         self.__class__ = self.cls_to_become
@@ -525,6 +529,7 @@ def _lazy(name: str, base: type, spatial: int) -> type:
             dtype,
         )
         self.out_channels = out_channels
+        self._lazy_bias = bool(bias)
 
     doc = (
         f"A :class:`{base.__name__}` whose ``in_channels`` is inferred from the first input: "
@@ -546,3 +551,64 @@ def _lazy(name: str, base: type, spatial: int) -> type:
 LazyConv1d = _lazy("LazyConv1d", Conv1d, 1)
 LazyConv2d = _lazy("LazyConv2d", Conv2d, 2)
 LazyConv3d = _lazy("LazyConv3d", Conv3d, 3)
+
+
+def _lazy_transpose(name: str, base: type, spatial: int) -> type:
+    def __init__(
+        self,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups=1,
+        bias=True,
+        dilation=1,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
+        # as PyTorch: built with 0 in/out channels and no bias, then out_channels (and a bias
+        # to come) are set
+        base.__init__(
+            self,
+            0,
+            0,
+            kernel_size,
+            stride,
+            padding,
+            output_padding,
+            groups,
+            False,
+            dilation,
+            padding_mode,
+            device,
+            dtype,
+        )
+        self.out_channels = out_channels
+        self._lazy_bias = bool(bias)
+        if bias:
+            from ..._ops.creation import empty
+
+            self.bias = Parameter(empty(0, dtype=self.weight.dtype))
+
+    doc = (
+        f"A :class:`{base.__name__}` whose ``in_channels`` is inferred from the first input: "
+        f"``{name}(out_channels, kernel_size, ...)``."
+    )
+    return type(
+        name,
+        (_LazyConvXdMixin, base),
+        {
+            "__init__": __init__,
+            "__doc__": doc,
+            "cls_to_become": base,
+            "_lazy_spatial": spatial,
+            "__module__": __name__,
+        },
+    )
+
+
+LazyConvTranspose1d = _lazy_transpose("LazyConvTranspose1d", ConvTranspose1d, 1)
+LazyConvTranspose2d = _lazy_transpose("LazyConvTranspose2d", ConvTranspose2d, 2)
+LazyConvTranspose3d = _lazy_transpose("LazyConvTranspose3d", ConvTranspose3d, 3)
