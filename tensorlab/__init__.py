@@ -76,6 +76,8 @@ from ._ops.creation import (
 from ._storage import UntypedStorage
 from ._tensor import MODULE_FUNCTIONS as _MODULE_FUNCTIONS
 from ._tensor import Size, Tensor, contiguous_format, is_tensor, memory_format, preserve_format
+from ._tensor import channels_last as channels_last
+from ._tensor import channels_last_3d as channels_last_3d
 
 __version__ = "0.1.0"
 
@@ -161,6 +163,8 @@ _LAZY = {
     "utils": ("tensorlab.utils", None),
     "explain_view": ("tensorlab.explain", "explain_view"),
     "explain_conv": ("tensorlab._explain_conv", "explain_conv"),
+    "explain_conv_matmul": ("tensorlab._explain_conv", "explain_conv_matmul"),
+    "explain_conv_transpose": ("tensorlab._explain_conv", "explain_conv_transpose"),
     "check": ("tensorlab.grading", "check"),
     "set_printoptions": ("tensorlab._printing", "set_printoptions"),
     "no_grad": ("tensorlab.autograd", "no_grad"),

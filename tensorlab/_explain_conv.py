@@ -1,4 +1,6 @@
-"""``explain_conv``: which pixels and weights make one output element of a convolution.
+"""``explain_conv``: which pixels and weights make one output element of a convolution;
+``explain_conv_matmul``: a convolution as unfold -> matmul -> view; ``explain_conv_transpose``: a
+transposed convolution as zero-insertion + padding + a convolution with the flipped kernel.
 
 For ``out[n, o, i, j]`` of ``conv2d`` (or of an ``nn.Conv2d``) it lists every product
 ``input * weight`` that is summed, including the "hallucinated" pixels outside the image that the
@@ -16,7 +18,15 @@ import numpy as np
 from . import _dtype as D
 from ._tensor import Tensor
 
-__all__ = ["ConvExplanation", "ConvTerm", "explain_conv"]
+__all__ = [
+    "ConvAsMatmul",
+    "ConvExplanation",
+    "ConvTerm",
+    "TransposedConvAsConv",
+    "explain_conv",
+    "explain_conv_matmul",
+    "explain_conv_transpose",
+]
 
 _PAD_MODE = {
     "zeros": "constant",
@@ -326,4 +336,194 @@ def explain_conv(
         dilation=(dh, dw),
         padding_mode=padding_mode,
         dtype=x.dtype,
+    )
+
+
+# ---------------------------------------------------------------------------- a conv as a matmul
+
+
+@dataclass(frozen=True)
+class ConvAsMatmul:
+    """A 2-d convolution computed as ``unfold -> matmul -> view`` (:func:`explain_conv_matmul`).
+
+    ``cols`` is ``F.unfold(input)``: (N, C_in*kH*kW, L), one column per sliding window (a copy:
+    overlapping windows share pixels). ``weight_matrix`` is the weight seen as
+    (groups, C_out/groups, C_in/groups*kH*kW). ``product`` is their matrix product per group,
+    (N, C_out, L) after the bias; ``output`` is ``product.view(N, C_out, Ho, Wo)`` (a view: the
+    blocks are in row-major order, which is also what ``F.fold`` with a 1x1 kernel gives), and
+    ``conv2d`` is what ``F.conv2d`` computes (they agree up to float rounding: ``max_abs_diff``).
+    """
+
+    cols: Tensor
+    weight_matrix: Tensor
+    product: Tensor
+    output: Tensor
+    conv2d: Tensor
+    groups: int
+    blocks: tuple[int, int]
+    max_abs_diff: float
+
+    def __str__(self) -> str:
+        k, length = self.cols.shape[-2:]
+        n = self.product.shape[0]
+        g, og, kg = self.weight_matrix.shape
+        ho, wo = self.blocks
+        return "\n".join(
+            [
+                "a convolution is a matrix product over the input's sliding windows:",
+                f"1. cols = F.unfold(x, ...): {list(self.cols.shape)} -- {length} windows "
+                f"({ho} x {wo} positions), each a column of {k} numbers (a copy of the windows)",
+                f"2. weight.view({g}, {og}, {kg}): each output channel is a row of {kg} weights"
+                + (f", one matrix per group ({g} groups)" if g > 1 else ""),
+                f"3. product = weight rows @ cols (per group, + bias): {list(self.product.shape)}",
+                f"4. output = product.view({n}, {g * og}, {ho}, {wo}) -- no copy",
+                f"matches F.conv2d: max |difference| = {self.max_abs_diff:.3g}",
+            ]
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"ConvAsMatmul(cols={list(self.cols.shape)}, weight_matrix="
+            f"{list(self.weight_matrix.shape)}, output={list(self.output.shape)}, "
+            f"max_abs_diff={self.max_abs_diff:.3g})"
+        )
+
+
+def explain_conv_matmul(
+    input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1
+) -> ConvAsMatmul:
+    """Show ``F.conv2d(input, weight, bias, stride, padding, dilation, groups)`` as im2col
+    (``F.unfold``) followed by one matrix product per group and a ``view``, with every
+    intermediate tensor. Integer ``padding`` only (``'same'`` may pad unevenly)."""
+    from .nn import functional as F
+
+    x = _as_tensor(input, "input")
+    w = _as_tensor(weight, "weight")
+    b = None if bias is None else _as_tensor(bias, "bias")
+    ref = F.conv2d(x, w, b, stride, padding, dilation, groups)  # PyTorch's errors first
+    batched = x.ndim == 4
+    xb = x if batched else x.unsqueeze(0)
+    c_out, cg, kh, kw = w.shape
+    og = c_out // groups
+    cols = F.unfold(xb, (kh, kw), dilation, padding, stride)  # (N, C*kh*kw, L)
+    n, _, length = cols.shape
+    wm = w.reshape(groups, og, cg * kh * kw)
+    colg = cols.reshape(n, groups, cg * kh * kw, length)
+    prod = (wm @ colg).reshape(n, c_out, length)  # (N, G, og, L) -> (N, C_out, L)
+    if b is not None:
+        prod = prod + b.reshape(1, c_out, 1)
+    ho, wo = ref.shape[-2:]
+    out = prod.view(n, c_out, ho, wo)
+    if not batched:
+        out = out.squeeze(0)
+    diff = float(np.max(np.abs(out._np().astype(np.float64) - ref._np()), initial=0.0))
+    return ConvAsMatmul(
+        cols=cols if batched else cols.squeeze(0),
+        weight_matrix=wm,
+        product=prod,
+        output=out,
+        conv2d=ref,
+        groups=groups,
+        blocks=(int(ho), int(wo)),
+        max_abs_diff=diff,
+    )
+
+
+# ---------------------------------------------------------------------------- transposed conv
+
+
+@dataclass(frozen=True)
+class TransposedConvAsConv:
+    """``conv_transpose2d`` rebuilt as zero-insertion + padding + an ordinary convolution with the
+    flipped, transposed kernel (:func:`explain_conv_transpose`).
+
+    ``dilated`` spreads the input: ``stride - 1`` zeros between neighbours (rows and columns).
+    ``padded`` adds ``dilation*(k-1) - padding`` zeros on each side (a negative amount crops) and
+    ``output_padding`` more at the bottom/right. ``kernel`` is the weight flipped in both spatial
+    dims with its two channel dims swapped (per group): (C_out, C_in/groups, kH, kW).
+    ``output = conv2d(padded, kernel, bias, stride=1, dilation=dilation, groups=groups)`` equals
+    ``conv_transpose`` (``max_abs_diff``).
+    """
+
+    dilated: Tensor
+    padded: Tensor
+    kernel: Tensor
+    output: Tensor
+    conv_transpose2d: Tensor
+    stride: tuple[int, int]
+    pads: tuple[int, int, int, int]
+    max_abs_diff: float
+
+    def __str__(self) -> str:
+        sh, sw = self.stride
+        left, right, top, bottom = self.pads
+        return "\n".join(
+            [
+                "a transposed convolution is an ordinary convolution of a spread-out input:",
+                f"1. zero-insertion: {sh - 1} zero row(s) between input rows and {sw - 1} zero "
+                f"column(s) between columns -> {list(self.dilated.shape)}",
+                f"2. padding (left={left}, right={right}, top={top}, bottom={bottom}; negative "
+                f"crops) -> {list(self.padded.shape)}",
+                f"3. kernel = weight flipped up-down and left-right, in/out channels swapped -> "
+                f"{list(self.kernel.shape)}",
+                f"4. conv2d(padded, kernel, stride=1) -> {list(self.output.shape)}",
+                f"matches F.conv_transpose2d: max |difference| = {self.max_abs_diff:.3g}",
+            ]
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"TransposedConvAsConv(dilated={list(self.dilated.shape)}, "
+            f"padded={list(self.padded.shape)}, kernel={list(self.kernel.shape)}, "
+            f"max_abs_diff={self.max_abs_diff:.3g})"
+        )
+
+
+def explain_conv_transpose(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1, dilation=1
+) -> TransposedConvAsConv:
+    """Show ``F.conv_transpose2d(input, weight, ...)`` (PyTorch's argument order) as
+    zero-insertion, padding and a stride-1 ``conv2d`` with the flipped kernel, with every
+    intermediate tensor."""
+    from .nn import functional as F
+
+    x = _as_tensor(input, "input")
+    w = _as_tensor(weight, "weight")
+    b = None if bias is None else _as_tensor(bias, "bias")
+    ref = F.conv_transpose2d(x, w, b, stride, padding, output_padding, groups, dilation)
+    batched = x.ndim == 4
+    xb = x if batched else x.unsqueeze(0)
+    sh, sw = _pair(stride, "stride")
+    ph, pw = _pair(padding, "padding")
+    oph, opw = _pair(output_padding, "output_padding")
+    dh, dw = _pair(dilation, "dilation")
+    c_in, og, kh, kw = w.shape
+    n, _, h, wd = xb.shape
+    dil = Tensor._from_array(
+        np.zeros((n, c_in, (h - 1) * sh + 1, (wd - 1) * sw + 1), dtype=x.dtype.np), x.dtype
+    )
+    dil._np()[:, :, ::sh, ::sw] = xb._np()
+    top, left = dh * (kh - 1) - ph, dw * (kw - 1) - pw
+    pads = (left, left + opw, top, top + oph)
+    padded = F.pad(dil, list(pads))
+    cg = c_in // groups
+    kernel = (
+        w.reshape(groups, cg, og, kh, kw).transpose(1, 2).reshape(groups * og, cg, kh, kw)
+    ).flip(2, 3)
+    if ref.numel() == 0:  # an empty output: no window fits the padded input
+        out = Tensor._from_array(np.zeros((n, *ref.shape[-3:]), dtype=x.dtype.np), x.dtype)
+    else:
+        out = F.conv2d(padded, kernel, b, 1, 0, (dh, dw), groups)
+    if not batched:
+        out, dil, padded = out.squeeze(0), dil.squeeze(0), padded.squeeze(0)
+    diff = float(np.max(np.abs(out._np().astype(np.float64) - ref._np()), initial=0.0))
+    return TransposedConvAsConv(
+        dilated=dil,
+        padded=padded,
+        kernel=kernel,
+        output=out,
+        conv_transpose2d=ref,
+        stride=(sh, sw),
+        pads=pads,
+        max_abs_diff=diff,
     )

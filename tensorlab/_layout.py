@@ -471,3 +471,64 @@ def iterator_strides(
         out[d] = acc
         acc *= out_shape[d]
     return tuple(out)
+
+
+# ---------------------------------------------------------------------------- memory formats
+# channels_last (4-d, NHWC order in memory) and channels_last_3d (5-d, NDHWC)
+
+
+def channels_last_strides(shape: Sequence[int]) -> Stride:
+    """c10's ``get_channels_last_strides_{2,3}d``: dims laid out as N, spatial..., C (C fastest).
+
+    ``(2, 3, 4, 5)`` -> ``(60, 1, 15, 3)``. Only for 4-d (``channels_last``) and 5-d
+    (``channels_last_3d``) shapes.
+    """
+    nd = len(shape)
+    order = (1, *range(nd - 1, 1, -1), 0)  # fastest first: C, W, H, (D), N
+    out = [0] * nd
+    acc = 1
+    for d in order:
+        out[d] = acc
+        acc *= shape[d]
+    return tuple(out)
+
+
+def is_channels_last_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
+    """``is_contiguous(memory_format=channels_last[_3d])``: exactly the channels-last strides,
+    size-1 dims ignored (c10's ``compute_channels_last_contiguous_{2,3}d``)."""
+    nd = len(shape)
+    if nd not in (4, 5):
+        return False
+    expected = 1
+    for d in (1, *range(nd - 1, 1, -1), 0):
+        if shape[d] != 1:
+            if stride[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def is_channels_last_strides(shape: Sequence[int], stride: Sequence[int]) -> bool:
+    """c10's ``is_channels_last_strides_{2,3}d``: strides *ordered* like channels-last (the test
+    ``suggest_memory_format`` uses; a sliced channels-last tensor passes it)."""
+    nd = len(shape)
+    if nd not in (4, 5) or stride[1] == 0:
+        return False
+    m = 0
+    for d in (1, *range(nd - 1, 1, -1), 0):
+        if shape[d] == 0 or stride[d] < m:
+            return False
+        if d == 0 and m == stride[1]:
+            return False
+        m = stride[d]
+        if shape[d] > 1:
+            m *= shape[d]
+    return True
+
+
+def suggest_memory_format(shape: Sequence[int], stride: Sequence[int]) -> str:
+    """``Tensor.suggest_memory_format()``: ``'channels_last'`` / ``'channels_last_3d'`` when the
+    strides are ordered that way (and not plainly contiguous), else ``'contiguous_format'``."""
+    if is_channels_last_strides(shape, stride):
+        return "channels_last" if len(shape) == 4 else "channels_last_3d"
+    return "contiguous_format"

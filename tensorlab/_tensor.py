@@ -67,13 +67,35 @@ class memory_format:
 
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
 
 
-def _check_memory_format(fmt) -> None:
-    if fmt is not None and fmt not in (contiguous_format, preserve_format):
-        raise RuntimeError(
-            f"tensorlab supports only contiguous_format and preserve_format, got {fmt!r}"
+def _check_memory_format(fmt, fn: str = "contiguous") -> None:
+    if fmt is not None and not isinstance(fmt, memory_format):
+        raise TypeError(
+            f"{fn}(): argument 'memory_format' must be tensorlab.memory_format, not "
+            f"{type(fmt).__name__}"
         )
+
+
+def _format_strides(shape, fmt) -> tuple[int, ...]:
+    """Strides of a fresh tensor in memory format ``fmt`` (not preserve), with PyTorch's rank
+    checks: ``channels_last`` needs 4 dims, ``channels_last_3d`` 5."""
+    if fmt is channels_last or fmt is channels_last_3d:
+        rank = 4 if fmt is channels_last else 5
+        if len(shape) != rank:
+            raise RuntimeError(f"required rank {rank} tensor to use {fmt.name} format")
+        return L.channels_last_strides(shape)
+    return L.contiguous_strides(shape)
+
+
+def _is_contiguous_as(t, fmt) -> bool:
+    """``t.is_contiguous(memory_format=fmt)`` (preserve and None mean contiguous_format)."""
+    if fmt is channels_last or fmt is channels_last_3d:
+        rank = 4 if fmt is channels_last else 5
+        return t.ndim == rank and L.is_channels_last_contiguous(t._shape, t._stride)
+    return L.is_contiguous(t._shape, t._stride)
 
 
 class Size(tuple):
@@ -367,8 +389,17 @@ class Tensor(metaclass=_TensorMeta):
     def nbytes(self) -> int:
         return self.numel() * self._dtype.itemsize
 
-    def is_contiguous(self, memory_format=None) -> bool:
-        return L.is_contiguous(self._shape, self._stride)
+    def is_contiguous(self, *args, memory_format=None) -> bool:
+        """Row-major with no gaps (size-1 dims ignored); with ``memory_format=channels_last``
+        (``channels_last_3d``): exactly the NHWC (NDHWC) strides."""
+        if args:
+            raise TypeError(
+                f"is_contiguous() takes 0 positional arguments but {len(args)} was given"
+            )
+        if memory_format is None:
+            return L.is_contiguous(self._shape, self._stride)
+        _check_memory_format(memory_format, "is_contiguous")
+        return _is_contiguous_as(self, memory_format)
 
     def is_floating_point(self) -> bool:
         return self._dtype.is_floating_point
@@ -496,11 +527,20 @@ class Tensor(metaclass=_TensorMeta):
     def to(self, *args, **kwargs) -> Tensor:
         """``to(dtype)``, ``to('cpu')``, ``to(other_tensor)``; returns ``self`` when nothing changes."""
         copy = kwargs.pop("copy", False)
+        fmt = kwargs.pop("memory_format", None)
+        _check_memory_format(fmt, "to")
         dtype = parse_to_args(args, kwargs, "to() got an unexpected keyword argument")
         dtype = self._dtype if dtype is None else D.to_dtype(dtype)
-        if dtype is self._dtype and not copy:
+        same_format = fmt in (None, preserve_format) or (
+            L.suggest_memory_format(self._shape, self._stride) == fmt.name
+        )
+        if dtype is self._dtype and not copy and same_format:
             return self
-        return _record_copy(_cast(self, dtype), self, "ToCopyBackward0")
+        out = _cast(self, dtype)
+        if fmt not in (None, preserve_format):  # lay the copy out as asked
+            stride = _format_strides(self._shape, fmt)
+            out = Tensor._from_array_strided(out._np(), dtype, stride)
+        return _record_copy(out, self, "ToCopyBackward0")
 
     def float(self):
         return self.to(D.float32)
@@ -682,9 +722,12 @@ class Tensor(metaclass=_TensorMeta):
     def clone(self, *, memory_format=None) -> Tensor:
         """A copy in fresh storage that keeps the memory order (PyTorch's ``preserve_format``):
         ``x.t().clone()`` has ``x.t()``'s strides. ``contiguous()`` is the row-major copy."""
-        _check_memory_format(memory_format)
+        _check_memory_format(memory_format, "clone")
         if memory_format is contiguous_format:
             out = self._contiguous_copy()
+        elif memory_format is channels_last or memory_format is channels_last_3d:
+            stride = _format_strides(self._shape, memory_format)
+            out = Tensor._from_array_strided(self._np(), self._dtype, stride)
         else:
             stride = L.preserve_strides(self._shape, self._stride)
             out = Tensor._from_array_strided(self._np(), self._dtype, stride)
@@ -693,10 +736,18 @@ class Tensor(metaclass=_TensorMeta):
     def _contiguous_copy(self) -> Tensor:
         return Tensor._from_array(self._np(), self._dtype)
 
-    def contiguous(self, memory_format=None) -> Tensor:
-        """``self`` if already contiguous, otherwise a contiguous (row-major) copy."""
+    def contiguous(self, *args, memory_format=None) -> Tensor:
+        """``self`` if already contiguous, otherwise a contiguous (row-major) copy;
+        ``memory_format=channels_last`` asks for NHWC order in memory instead."""
+        if args:
+            raise TypeError(f"contiguous() takes 0 positional arguments but {len(args)} was given")
         _check_memory_format(memory_format)
-        return self if self.is_contiguous() else self.clone(memory_format=contiguous_format)
+        fmt = contiguous_format if memory_format is None else memory_format
+        if _is_contiguous_as(self, fmt):
+            return self
+        if fmt is preserve_format:
+            raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+        return self.clone(memory_format=fmt)
 
     def detach(self) -> Tensor:
         """Same storage and layout, cut from autograd: a leaf that does not require grad (it

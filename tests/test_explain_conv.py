@@ -180,3 +180,103 @@ def test_integer_input_and_errors(torch):
         tl.explain_conv(x, tl.ones(1, 2, 2, 2, dtype=tl.int64), index=(0, 0, 0, 0))
     with pytest.raises(ValueError, match="padding_mode"):
         tl.explain_conv(x, w, padding_mode="zero", index=(0, 0, 0, 0))
+
+
+# ---------------------------------------------------------------------------- as matmul / transposed
+
+
+@st.composite
+def matmul_cases(draw, transposed=False):
+    groups = draw(st.integers(1, 3))
+    cg, og = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    k = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    stride = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    dilation = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    padding = (draw(st.integers(0, 2)), draw(st.integers(0, 2)))
+    out_pad = tuple(draw(st.integers(0, max(s, d) - 1)) for s, d in zip(stride, dilation))
+    hw = (draw(st.integers(4, 7)), draw(st.integers(4, 7)))
+    return dict(
+        groups=groups,
+        shape_x=((draw(st.integers(1, 2)),) if draw(st.booleans()) else ()) + (groups * cg,) + hw,
+        shape_w=(groups * cg, og, *k) if transposed else (groups * og, cg, *k),
+        bias=draw(st.booleans()),
+        stride=stride,
+        dilation=dilation,
+        padding=padding,
+        output_padding=out_pad,
+        dtype=draw(st.sampled_from(["float32", "float64"])),
+        seed=draw(st.integers(0, 999)),
+    )
+
+
+def _arrays(case, n_bias):
+    rng = np.random.default_rng(case["seed"])
+    x = rng.standard_normal(case["shape_x"]).astype(case["dtype"])
+    w = rng.standard_normal(case["shape_w"]).astype(case["dtype"])
+    b = rng.standard_normal(n_bias).astype(case["dtype"]) if case["bias"] else None
+    return x, w, b
+
+
+def _tol(dtype):
+    return dict(rtol=1e-4, atol=1e-4) if dtype == "float32" else dict(rtol=1e-10, atol=1e-10)
+
+
+@settings(max_examples=40, deadline=None)
+@given(matmul_cases())
+def test_conv_as_unfold_matmul_view(torch, case):
+    x, w, b = _arrays(case, case["shape_w"][0])
+    kw = dict(stride=case["stride"], padding=case["padding"], dilation=case["dilation"])
+    kw["groups"] = case["groups"]
+    tb = None if b is None else torch.from_numpy(b)
+    try:
+        ref = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), tb, **kw)
+    except RuntimeError:
+        return  # the kernel does not fit: explain_conv_matmul raises the same (tested in F)
+    e = tl.explain_conv_matmul(x, w, b, **kw)
+    np.testing.assert_allclose(e.output._np(), ref.numpy(), **_tol(case["dtype"]))
+    xb = torch.from_numpy(x if x.ndim == 4 else x[None])
+    cols = torch.nn.functional.unfold(
+        xb, w.shape[2:], case["dilation"], case["padding"], case["stride"]
+    )
+    np.testing.assert_array_equal(e.cols._np(), cols.numpy() if x.ndim == 4 else cols[0].numpy())
+    # the last step is a view of the product: no copy
+    assert e.output.untyped_storage().data_ptr() == e.product.untyped_storage().data_ptr()
+    assert e.max_abs_diff <= _tol(case["dtype"])["atol"] * (1 + np.abs(ref.numpy()).max())
+    assert "F.unfold" in str(e) and "view" in str(e)
+
+
+@settings(max_examples=40, deadline=None)
+@given(matmul_cases(transposed=True))
+def test_transposed_conv_as_zero_insertion_and_flipped_kernel(torch, case):
+    g = case["groups"]
+    x, w, b = _arrays(case, case["shape_w"][1] * g)
+    args = (case["stride"], case["padding"], case["output_padding"], g, case["dilation"])
+    tb = None if b is None else torch.from_numpy(b)
+    tx, tw = torch.from_numpy(x), torch.from_numpy(w)
+    try:
+        ref = torch.nn.functional.conv_transpose2d(tx, tw, tb, *args)
+    except RuntimeError:
+        return
+    e = tl.explain_conv_transpose(x, w, b, *args)
+    np.testing.assert_allclose(e.output._np(), ref.numpy(), **_tol(case["dtype"]))
+    # every step against torch's own construction
+    xb = tx if x.ndim == 4 else tx[None]
+    (sh, sw), (dh, dw) = case["stride"], case["dilation"]
+    n, c, h, wd = xb.shape
+    z = torch.zeros(n, c, (h - 1) * sh + 1, (wd - 1) * sw + 1, dtype=xb.dtype)
+    z[:, :, ::sh, ::sw] = xb
+    kh, kw = w.shape[2:]
+    top, left = dh * (kh - 1) - case["padding"][0], dw * (kw - 1) - case["padding"][1]
+    opad = case["output_padding"]
+    zp = torch.nn.functional.pad(z, (left, left + opad[1], top, top + opad[0]))
+    kernel = tw.reshape(g, c // g, -1, kh, kw).transpose(1, 2).reshape(-1, c // g, kh, kw)
+    kernel = kernel.flip(2, 3)
+    unb = (lambda t: t) if x.ndim == 4 else (lambda t: t[0])
+    np.testing.assert_array_equal(e.dilated._np(), unb(z).numpy())
+    np.testing.assert_array_equal(e.padded._np(), unb(zp).numpy())
+    np.testing.assert_array_equal(e.kernel._np(), kernel.numpy())
+    if ref.numel() == 0:
+        return
+    via_conv = torch.nn.functional.conv2d(zp, kernel, tb, 1, 0, case["dilation"], g)
+    np.testing.assert_allclose(e.output._np(), unb(via_conv).numpy(), **_tol(case["dtype"]))
+    assert "zero-insertion" in str(e) and "flipped" in str(e)

@@ -82,9 +82,14 @@ def conv2d_backward(g, x, w, stride, padding, dilation, groups, need_input=True,
 
 
 class ConvolutionBackward0(Node):
-    """``_convolution``'s node: edges to input, weight and bias (None when there is no bias)."""
+    """``_convolution``'s node: edges to input, weight and bias (None when there is no bias).
 
-    def __init__(self, x, weight, bias, stride, padding, dilation, groups):
+    ``transposed``: the op was a transposed convolution, i.e. the input gradient of a convolution
+    with the same weight; its gradients swap roles (input: that convolution; weight: the weight
+    gradient of the convolution whose input is the output gradient).
+    """
+
+    def __init__(self, x, weight, bias, stride, padding, dilation, groups, transposed=False):
         super().__init__(_t(x), _t(weight), _t(bias))
         dim = weight.ndim - 2
         self.params = (
@@ -93,8 +98,9 @@ class ConvolutionBackward0(Node):
             _expand(dilation, dim),
             groups,
         )
+        self.transposed = transposed
         self.x = self.save(x) if self.needs_grad(1) else None
-        self.w = self.save(weight) if self.needs_grad(0) else None
+        self.w = self.save(weight) if (self.needs_grad(0) or transposed) else None
         self.x_shape, self.w_shape = tuple(x.shape), tuple(weight.shape)
 
     def backward(self, g):
@@ -102,6 +108,11 @@ class ConvolutionBackward0(Node):
         x = self.x.unpack() if self.x is not None else np.zeros(self.x_shape, dtype=g.dtype)
         w = self.w.unpack() if self.w is not None else np.zeros(self.w_shape, dtype=g.dtype)
         g = np.asarray(g)
+        axes = (0,) + tuple(range(2, g.ndim))
+        gb = g.sum(axis=axes) if self.needs_grad(2) else None
+        if self.transposed or w.ndim != 4 and w.ndim != 3:
+            gx, gw = self._backward_nd(g, x, w)
+            return (gx, gw, gb)
         one_d = w.ndim == 3
         if one_d:  # a 1-d convolution is a 2-d one on a height-1 image
             x, w, g = x[:, :, None, :], w[:, :, None, :], g[:, :, None, :]
@@ -120,14 +131,43 @@ class ConvolutionBackward0(Node):
         if one_d:
             gx = None if gx is None else gx[:, :, 0, :]
             gw = None if gw is None else gw[:, :, 0, :]
-        axes = (0,) + tuple(range(2, g.ndim))
-        gb = g.sum(axis=axes) if self.needs_grad(2) else None
         return (gx, gw, gb)
+
+    def _backward_nd(self, g, x, w):
+        """Any dims, plain or transposed: im2col/col2im and matrix products."""
+        from ..nn._conv_kernels import conv_input_grad_nd, conv_nd, conv_weight_grad_nd
+
+        stride, padding, dilation, groups = self.params
+        ct = _compute_dtype(g.dtype)
+        g32, x32, w32 = (a.astype(ct, copy=False) for a in (g, x, w))
+        gx = gw = None
+        if self.transposed:  # out = conv_input_grad(x, w): x plays the convolution's output
+            if self.needs_grad(0):  # an output_padding >= stride adds blocks: crop them
+                gx = conv_nd(g32, w32, stride, padding, dilation, groups)
+                gx = gx[(slice(None), slice(None), *(slice(0, s) for s in x.shape[2:]))]
+            if self.needs_grad(1):
+                gw = conv_weight_grad_nd(x32, g32, w.shape, stride, padding, dilation, groups)
+        else:
+            if self.needs_grad(0):
+                gx = conv_input_grad_nd(g32, w32, x.shape[2:], stride, padding, dilation, groups)
+            if self.needs_grad(1):
+                gw = conv_weight_grad_nd(g32, x32, w.shape, stride, padding, dilation, groups)
+        return (
+            None if gx is None else gx.astype(g.dtype, copy=False),
+            None if gw is None else gw.astype(g.dtype, copy=False),
+        )
 
 
 def convolution_node(out, x, weight, bias, stride, padding, dilation, groups, *rest, **kwargs):
     """``make_node`` for ``tensorlab.nn.functional._convolution``."""
     return ConvolutionBackward0(x, weight, bias, stride, padding, dilation, groups)
+
+
+def convolution_transpose_node(
+    out, x, weight, bias, stride, padding, dilation, output_padding, groups, **kwargs
+):
+    """``make_node`` for ``tensorlab.nn._conv_transpose._convolution_transpose``."""
+    return ConvolutionBackward0(x, weight, bias, stride, padding, dilation, groups, True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -179,3 +219,64 @@ def reflect_replicate_node(out, x, pads, mode, **kwargs):
 
 def circular_pad_node(out, x, pads, **kwargs):
     return PadBackward("CopySlices", x, list(pads), "circular")
+
+
+# ---------------------------------------------------------------------------------------------
+# im2col / col2im (F.unfold / F.fold): each is the other's gradient
+# ---------------------------------------------------------------------------------------------
+
+
+class Im2ColBackward0(Node):
+    """``F.unfold``: the gradient of the columns is folded back (overlaps add up)."""
+
+    def __init__(self, x, kernel, dilation, padding, stride):
+        super().__init__(_t(x))
+        self.args = (kernel, dilation, padding, stride)
+        self.in_shape = tuple(x.shape)
+
+    def backward(self, g):
+        from ..nn._conv_kernels import col2im
+
+        kernel, dilation, padding, stride = self.args
+        g = np.asarray(g)
+        batched = len(self.in_shape) == 4
+        if not batched:
+            g = g[None]
+        n, c = g.shape[0], self.in_shape[-3]
+        out_hw = self.in_shape[-2:]
+        blocks = [
+            (s + 2 * p - d * (k - 1) - 1) // st + 1
+            for s, k, d, p, st in zip(out_hw, kernel, dilation, padding, stride)
+        ]
+        cols = g.reshape(n, c, *kernel, *blocks)
+        gx = col2im(cols, out_hw, kernel, dilation, padding, stride)
+        return (gx if batched else gx[0],)
+
+
+class Col2ImBackward0(Node):
+    """``F.fold``: the gradient of the image is unfolded (each column reads its block)."""
+
+    def __init__(self, x, output_size, kernel, dilation, padding, stride):
+        super().__init__(_t(x))
+        self.args = (kernel, dilation, padding, stride)
+        self.in_shape = tuple(x.shape)
+
+    def backward(self, g):
+        from ..nn._conv_kernels import im2col
+
+        kernel, dilation, padding, stride = self.args
+        g = np.asarray(g)
+        batched = len(self.in_shape) == 3
+        if not batched:
+            g = g[None]
+        cols = im2col(g, kernel, dilation, padding, stride)
+        gx = cols.reshape(g.shape[0], *self.in_shape[-2:])
+        return (gx if batched else gx[0],)
+
+
+def im2col_node(out, x, kernel, dilation, padding, stride, **kwargs):
+    return Im2ColBackward0(x, kernel, dilation, padding, stride)
+
+
+def col2im_node(out, x, output_size, kernel, dilation, padding, stride, **kwargs):
+    return Col2ImBackward0(x, output_size, kernel, dilation, padding, stride)

@@ -531,3 +531,185 @@ def _conv_shift(xp, w, stride, dilation, out):
         else:
             np.multiply(xs, wt, out=tmp)
             acc += tmp
+
+
+# ---------------------------------------------------------------------------- N-d im2col / col2im
+#
+# Shared by ``F.unfold``/``F.fold``, ``conv3d``, the transposed convolutions and their gradients.
+# ``cols`` arrays are laid out (N, C, *kernel, *blocks): for each image, channel and kernel tap,
+# the input value that tap reads in every sliding block.
+
+
+def zero_pad_nd(x: np.ndarray, padding: Sequence[int]) -> np.ndarray:
+    """``x`` (N, C, *spatial) with ``padding[i]`` zeros on both sides of spatial dim ``i``."""
+    if not any(padding):
+        return x
+    lead = x.ndim - len(padding)
+    shape = x.shape[:lead] + tuple(s + 2 * p for s, p in zip(x.shape[lead:], padding))
+    out = np.zeros(shape, dtype=x.dtype)
+    out[(Ellipsis, *(slice(p, p + s) for s, p in zip(x.shape[lead:], padding)))] = x
+    return out
+
+
+def windows_nd(xp: np.ndarray, kernel, stride, dilation, blocks) -> np.ndarray:
+    """Read-only strided view (N, C, *kernel, *blocks) of every window of ``xp`` (no copy)."""
+    lead = xp.ndim - len(kernel)
+    st = xp.strides[lead:]
+    return as_strided(
+        xp,
+        shape=xp.shape[:lead] + tuple(kernel) + tuple(blocks),
+        strides=xp.strides[:lead]
+        + tuple(s * d for s, d in zip(st, dilation))
+        + tuple(s * k for s, k in zip(st, stride)),
+        writeable=False,
+    )
+
+
+def im2col(x: np.ndarray, kernel, dilation, padding, stride) -> np.ndarray:
+    """Every sliding block of ``x`` (N, C, *spatial) as a fresh (N, C, *kernel, *blocks) array."""
+    nd = len(kernel)
+    blocks = [
+        conv_out_size(s, k, st, 2 * p, d)
+        for s, k, st, p, d in zip(x.shape[-nd:], kernel, stride, padding, dilation)
+    ]
+    xp = zero_pad_nd(x, padding)
+    return np.ascontiguousarray(windows_nd(xp, kernel, stride, dilation, blocks))
+
+
+#: bytes of the per-tap scratch of :func:`col2im` for one chunk of image planes (cache-sized)
+COL2IM_CHUNK_BYTES = 2 * 2**20
+
+
+def col2im(cols: np.ndarray, out_sizes, kernel, dilation, padding, stride, acc=None) -> np.ndarray:
+    """The inverse scatter of :func:`im2col`: add every tap of ``cols`` (N, C, *kernel, *blocks)
+    into the (zero) padded image it was read from, then crop the padding: (N, C, *out_sizes).
+
+    Overlapping windows add up (overlap-add). Each tap first gets its own zero image, written
+    through one *skewed* strided view (tap ``t`` of plane ``p`` lands at its offset in row
+    ``(p, t)`` of a scratch array: no Python loop over taps), then the taps are summed in order
+    (so low-precision sums round as PyTorch's loop does). Image planes go in cache-sized chunks.
+    ``acc`` is the scratch dtype (default ``cols``' own).
+    """
+    nd = len(kernel)
+    n, c = cols.shape[:2]
+    blocks = tuple(cols.shape[2 + nd :])
+    acc = cols.dtype if acc is None else np.dtype(acc)
+    full = [o + 2 * p for o, p in zip(out_sizes, padding)]
+    # the windows may reach past out + 2*pad (a transposed conv's output_padding crops them)
+    full = [
+        max(f, (b - 1) * s + (k - 1) * d + 1)
+        for f, b, s, k, d in zip(full, blocks, stride, kernel, dilation)
+    ]
+    size = int(np.prod(full, dtype=np.int64))
+    taps = int(np.prod(kernel, dtype=np.int64))
+    buf = np.zeros((n, c, size), dtype=acc)
+    if buf.size and cols.size:
+        inner = [int(np.prod(full[i + 1 :], dtype=np.int64)) for i in range(nd)]  # elements
+        it = acc.itemsize
+        planes = max(1, COL2IM_CHUNK_BYTES // max(taps * size * it, 1))
+        # whole images when several fit in a chunk, else a few channels of one image; ``cols``
+        # may have any strides (it is read through views, never reshaped)
+        nb, cb = (max(1, planes // c), c) if planes >= c else (1, planes)
+        for n0 in range(0, n, nb):
+            for c0 in range(0, c, cb):
+                src = cols[n0 : n0 + nb, c0 : c0 + cb]
+                scratch = np.zeros((*src.shape[:2], *kernel, size), dtype=acc)
+                st = scratch.strides
+                skew = as_strided(
+                    scratch,
+                    shape=src.shape,
+                    strides=(
+                        st[0],
+                        st[1],
+                        *(st[2 + i] + dilation[i] * inner[i] * it for i in range(nd)),
+                        *(stride[i] * inner[i] * it for i in range(nd)),
+                    ),
+                )
+                skew[...] = src
+                np.sum(scratch, axis=tuple(range(2, 2 + nd)), out=buf[n0 : n0 + nb, c0 : c0 + cb])
+    buf = buf.reshape(n, c, *full)
+    crop = tuple(slice(p, p + o) for p, o in zip(padding, out_sizes))
+    return buf[(slice(None), slice(None), *crop)]
+
+
+# ---------------------------------------------------------------------------- N-d convolution
+#
+# Any number of spatial dims (conv3d, the transposed convolutions and the gradients that are not
+# 2-d): a convolution is im2col + one matrix product per group; its gradient with respect to the
+# input (which *is* the transposed convolution) is one matrix product per group + col2im.
+
+
+def _group_cols(cols: np.ndarray, g: int, cg: int) -> np.ndarray:
+    """Group ``g``'s columns of a (N, C, *kernel, *blocks) array as (cg*K, N*L) (a copy)."""
+    n = cols.shape[0]
+    nd = (cols.ndim - 2) // 2
+    part = cols[:, g * cg : (g + 1) * cg]
+    k = int(np.prod(part.shape[2 : 2 + nd], dtype=np.int64))
+    length = int(np.prod(part.shape[2 + nd :], dtype=np.int64))
+    perm = (1, *range(2, 2 + nd), 0, *range(2 + nd, 2 + 2 * nd))
+    return part.transpose(perm).reshape(cg * k, n * length)
+
+
+def conv_nd(x, w, stride, padding, dilation, groups) -> np.ndarray:
+    """Cross-correlation of ``x`` (N, C, *spatial) with ``w`` (O, C/groups, *kernel), symmetric
+    zero ``padding``; no bias. Returns a fresh (N, O, *out) array in ``x``'s dtype."""
+    n = x.shape[0]
+    o, cg = w.shape[:2]
+    kernel = w.shape[2:]
+    og = o // groups
+    blocks = [
+        conv_out_size(s, k, st, 2 * p, d)
+        for s, k, st, p, d in zip(x.shape[2:], kernel, stride, padding, dilation)
+    ]
+    out = np.empty((n, o, *blocks), dtype=x.dtype)
+    if out.size == 0:
+        return out
+    cols = windows_nd(zero_pad_nd(x, padding), kernel, stride, dilation, blocks)
+    for g in range(groups):
+        wg = w[g * og : (g + 1) * og].reshape(og, -1)
+        res = (wg @ _group_cols(cols, g, cg)).reshape(og, n, *blocks)
+        out[:, g * og : (g + 1) * og] = np.moveaxis(res, 1, 0)
+    return out
+
+
+def conv_input_grad_nd(g, w, in_sizes, stride, padding, dilation, groups, acc=None) -> np.ndarray:
+    """The adjoint of :func:`conv_nd` in its input: ``g`` (N, O, *blocks) -> (N, C, *in_sizes).
+
+    This is the transposed convolution of ``g`` with ``w``: each output gradient is spread, through
+    every kernel tap, back to the input pixel the tap read (col2im of ``w^T @ g``).
+    """
+    n = g.shape[0]
+    o, cg = w.shape[:2]
+    kernel = tuple(w.shape[2:])
+    og = o // groups
+    blocks = g.shape[2:]
+    length = int(np.prod(blocks, dtype=np.int64))
+    k = int(np.prod(kernel, dtype=np.int64))
+    out = np.empty((n, groups * cg, *in_sizes), dtype=g.dtype)
+    for gi in range(groups):
+        wg = w[gi * og : (gi + 1) * og].reshape(og, cg * k)
+        gg = g[:, gi * og : (gi + 1) * og].reshape(n, og, length)
+        res = np.matmul(wg.T, gg)  # (N, cg*K, L): one product per image
+        cols = res.reshape(n, cg, *kernel, *blocks)
+        out[:, gi * cg : (gi + 1) * cg] = col2im(
+            cols, in_sizes, kernel, dilation, padding, stride, acc
+        )
+    return out
+
+
+def conv_weight_grad_nd(g, x, w_shape, stride, padding, dilation, groups) -> np.ndarray:
+    """The gradient of :func:`conv_nd` in its weight: ``g`` (N, O, *blocks) and ``x``."""
+    n = x.shape[0]
+    o, cg = w_shape[:2]
+    kernel = tuple(w_shape[2:])
+    og = o // groups
+    blocks = g.shape[2:]
+    length = int(np.prod(blocks, dtype=np.int64))
+    gw = np.empty(w_shape, dtype=g.dtype)
+    cols = windows_nd(zero_pad_nd(x, padding), kernel, stride, dilation, blocks)
+    for gi in range(groups):
+        gg = np.moveaxis(g[:, gi * og : (gi + 1) * og].reshape(n, og, length), 0, 1)
+        gw[gi * og : (gi + 1) * og] = (
+            gg.reshape(og, n * length) @ _group_cols(cols, gi, cg).T
+        ).reshape(og, cg, *kernel)
+    return gw

@@ -24,8 +24,11 @@ from ..autograd import conv as _derivatives  # the backward formulas of conv and
 from ..autograd.graph import differentiable
 from . import _conv_kernels as K
 from ._args import parse_conv_args, parse_pad_list, type_name
+from ._conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
+from ._fold import fold, unfold
 
 __all__ = ["conv1d", "conv2d", "pad"]
+__all__ += ["conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "fold", "unfold"]
 
 # ---------------------------------------------------------------------------- dtype names
 
@@ -142,6 +145,13 @@ def conv1d(*args, **kwargs) -> Tensor:
     return _conv_nd(*params, spatial=1, fn="conv1d")
 
 
+def conv3d(*args, **kwargs) -> Tensor:
+    """3-D cross-correlation, exactly like ``torch.nn.functional.conv3d``: (N, C_in, D, H, W) or
+    (C_in, D, H, W) with weight (C_out, C_in/groups, kD, kH, kW)."""
+    params = parse_conv_args("conv3d", 3, args, kwargs)
+    return _conv_nd(*params, spatial=3, fn="conv3d")
+
+
 def _signature(defaults) -> inspect.Signature:
     P = inspect.Parameter
     names = ("input", "weight", "bias", "stride", "padding", "dilation", "groups")
@@ -153,6 +163,7 @@ conv2d.__signature__ = _signature(  # type: ignore[attr-defined]
     {"bias": None, "stride": 1, "padding": 0, "dilation": 1, "groups": 1}
 )
 conv1d.__signature__ = conv2d.__signature__  # type: ignore[attr-defined]
+conv3d.__signature__ = conv2d.__signature__  # type: ignore[attr-defined]
 
 
 def _conv_nd(input, weight, bias, stride, padding, dilation, groups, *, spatial: int, fn: str):
@@ -319,10 +330,71 @@ def _convolution(x, weight, bias, stride, padding, dilation, groups, output_padd
         x = x.contiguous().unsqueeze(2)
         weight = weight.unsqueeze(2)
         stride, padding, dilation = [1, *stride], [0, *padding], [1, *dilation]
+    elif dim == 3:
+        return _conv3d_backend(x, weight, bias, stride, padding, dilation, groups)
     elif dim != 2:
-        raise NotImplementedError("tensorlab implements 1-d and 2-d convolutions only")
+        raise NotImplementedError("tensorlab implements 1-d, 2-d and 3-d convolutions only")
     out = _conv2d_backend(x, weight, bias, stride, padding, dilation, groups)
     return out.squeeze(2) if dim == 1 else out
+
+
+def _conv3d_backend(x, weight, bias, stride, padding, dilation, groups) -> Tensor:
+    """The 3-d convolution: PyTorch's backend checks (oneDNN, ``slow_conv3d``,
+    ``slow_conv_dilated3d``), then im2col + matrix products (:func:`K.conv_nd`)."""
+    n, c = x._shape[:2]
+    kernel = weight._shape[2:]
+    out_sizes = [
+        K.conv_out_size(s, k, st, 2 * p, d)
+        for s, k, st, p, d in zip(x._shape[2:], kernel, stride, padding, dilation)
+    ]
+    if n == 0 or c == 0:
+        return _empty_backend(x, weight, bias, (n, weight.shape[0], *out_sizes))
+    if x.numel() == 0:
+        raise RuntimeError(
+            "Only zero batch or zero channel inputs are supported, but got input shape: "
+            f"{_fmt(x.shape)}"
+        )
+    onednn = x.dtype is D.float32 and (
+        groups > 1
+        or (kernel[-1] > 3 and kernel[-2] > 3)
+        or n > 1
+        or n * c * x._shape[2] * x._shape[3] > 20480
+    )
+    if onednn:
+        for t, what in ((weight, "weight"), (bias, "bias")):
+            if t is not None and t.dtype is not x.dtype:
+                raise RuntimeError(
+                    f"Input type ({_tensor_type_string(x)}) and {what} type "
+                    f"({_tensor_type_string(t)}) should be the same or input should be a MKLDNN "
+                    f"tensor and {what} is a dense tensor"
+                )
+        if any(d <= 0 for d in dilation):
+            raise RuntimeError("non-positive dilation is not supported")
+    elif any(d != 1 for d in dilation):
+        if any(d <= 0 for d in dilation):
+            raise RuntimeError(f"dilation should be greater than zero, but got {_fmt(dilation)}")
+        if x.dtype.name not in ("float16", "float32", "float64", "int64"):
+            raise NotImplementedError(
+                f"\"slow_conv_dilated<>\" not implemented for '{_SCALAR_NAME[x.dtype.name]}'"
+            )
+        _check_weight_scalar_type(x, weight)
+    else:
+        if x.dtype is D.bool_:
+            raise NotImplementedError("\"compute_columns3d\" not implemented for 'Bool'")
+        _check_weight_scalar_type(x, weight)
+    ct = _compute_dtype(x.dtype)
+    arr = K.conv_nd(
+        x._np().astype(ct, copy=False),
+        weight._np().astype(ct, copy=False),
+        stride,
+        padding,
+        dilation,
+        groups,
+    )
+    if bias is not None:
+        arr += bias._np().astype(x.dtype.np).astype(ct).reshape(1, -1, 1, 1, 1)
+    cl = _suggest_memory_format(x) or _suggest_memory_format(weight)
+    return _adopt(arr.astype(x.dtype.np, copy=False), x.dtype, "cl3d" if onednn and cl else None)
 
 
 def _use_onednn(x: Tensor, weight: Tensor, groups: int) -> bool:

@@ -1,4 +1,5 @@
-"""Benchmark: tensorlab conv2d forward against torch 2.13 (2 threads) and a plain numpy im2col.
+"""Benchmark: tensorlab conv2d forward against torch 2.13 (2 threads) and a plain numpy im2col;
+then conv_transpose2d, F.unfold and F.fold against torch.
 
 Run: ``python tests/benchmarks/bench_conv.py [--rounds 15] [--budget 4] [--case NAME]``.
 
@@ -6,7 +7,9 @@ All three implementations run on the same float32 arrays, interleaved round by r
 busy machine slows them alike) for at least ``--rounds`` rounds and ``--budget`` seconds per case;
 each is timed by its best round (the median ratio is printed too). Printed ratios are
 tensorlab/torch and tensorlab/numpy-im2col (below 1: tensorlab is faster), with their geometric
-means. Target: geometric mean tensorlab/torch <= 2.0, no case above 4.
+means. Target: geometric mean tensorlab/torch <= 2.0, no case above 4. The second table times
+``conv_transpose2d``, ``F.unfold`` and ``F.fold`` (a ResNet-sized and a small case each) against
+torch the same way; target: each at most 2.5x torch.
 """
 
 from __future__ import annotations
@@ -35,6 +38,35 @@ CASES = [
     ("grouped s2", (8, 64, 32, 32), (64, 16, 3, 3), dict(groups=4, stride=2, padding=1)),
     ("dilated same", (4, 16, 64, 64), (16, 16, 3, 3), dict(dilation=2, padding="same")),
     ("1x1", (8, 128, 14, 14), (256, 128, 1, 1), {}),
+]
+
+
+# name, function name, input shape, second-argument shape (weight) or None, keyword arguments
+OTHER_CASES = [
+    (
+        "tconv resnet s2",
+        "conv_transpose2d",
+        (8, 64, 28, 28),
+        (64, 64, 3, 3),
+        dict(stride=2, padding=1, output_padding=1),
+    ),
+    (
+        "tconv dcgan 4x4",
+        "conv_transpose2d",
+        (4, 16, 16, 16),
+        (16, 8, 4, 4),
+        dict(stride=2, padding=1),
+    ),
+    ("unfold resnet", "unfold", (4, 64, 56, 56), None, dict(kernel_size=3, padding=1)),
+    ("unfold small", "unfold", (1, 3, 32, 32), None, dict(kernel_size=5, stride=1)),
+    (
+        "fold resnet",
+        "fold",
+        (4, 64 * 9, 56 * 56),
+        None,
+        dict(output_size=(56, 56), kernel_size=3, padding=1),
+    ),
+    ("fold small", "fold", (1, 3 * 25, 28 * 28), None, dict(output_size=(32, 32), kernel_size=5)),
 ]
 
 
@@ -107,6 +139,36 @@ def bench_case(torch, name, xs, ws, kw, rounds, budget):
     return best, med, strategy
 
 
+def bench_other(torch, fn, xs, ws, kw, rounds, budget):
+    """Best (and median) times of tensorlab and torch for one call of ``F.<fn>``, interleaved."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(xs).astype(np.float32)
+    args_tl, args_t = [tl.from_numpy(x)], [torch.from_numpy(x)]
+    if ws is not None:
+        w = (rng.standard_normal(ws) / math.sqrt(np.prod(ws[1:]))).astype(np.float32)
+        args_tl.append(tl.from_numpy(w))
+        args_t.append(torch.from_numpy(w))
+    fns = {
+        "tensorlab": lambda: getattr(F, fn)(*args_tl, **kw),
+        "torch": lambda: getattr(torch.nn.functional, fn)(*args_t, **kw),
+    }
+    np.testing.assert_allclose(
+        fns["tensorlab"]()._np(), fns["torch"]().numpy(), rtol=1e-3, atol=1e-3
+    )
+    times = {k: [] for k in fns}
+    start = time.perf_counter()
+    done = 0
+    while done < rounds or (time.perf_counter() - start < budget and done < 20 * rounds):
+        for k, f in fns.items():
+            t0 = time.perf_counter()
+            f()
+            times[k].append(time.perf_counter() - t0)
+        done += 1
+    return {k: min(v) for k, v in times.items()}, {
+        k: statistics.median(v) for k, v in times.items()
+    }
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=15, help="minimum rounds per case")
@@ -136,9 +198,27 @@ def main(argv=None) -> int:
         )
     gm = lambda v: math.exp(sum(map(math.log, v)) / len(v))  # noqa: E731
     print("-" * len(head))
-    print(
-        f"geometric mean tensorlab/torch = {gm(r_torch):.2f} (worst {max(r_torch):.2f}); tensorlab/numpy-im2col = {gm(r_numpy):.2f}"
-    )
+    if r_torch:
+        print(
+            f"geometric mean tensorlab/torch = {gm(r_torch):.2f} (worst {max(r_torch):.2f}); tensorlab/numpy-im2col = {gm(r_numpy):.2f}"
+        )
+    print()
+    head = f"{'case':<17} {'torch ms':>9} {'tl ms':>9} {'tl/torch':>9} {'(median)':>9}"
+    print(head)
+    print("-" * len(head))
+    worst = 0.0
+    for name, fn, xs, ws, kw in OTHER_CASES:
+        if args.case and not any(c in name for c in args.case):
+            continue
+        best, med = bench_other(torch, fn, xs, ws, kw, args.rounds, args.budget)
+        a = best["tensorlab"] / best["torch"]
+        worst = max(worst, a)
+        print(
+            f"{name:<17} {best['torch'] * 1e3:9.3f} {best['tensorlab'] * 1e3:9.3f} {a:9.2f} "
+            f"{med['tensorlab'] / med['torch']:9.2f}"
+        )
+    print("-" * len(head))
+    print(f"worst tensorlab/torch = {worst:.2f} (target <= 2.5)")
     return 0
 
 

@@ -336,6 +336,9 @@ class Module:
 
     def to(self, *args, **kwargs) -> Module:
         """``to(dtype)`` / ``to('cpu')`` / ``to(tensor)``: floating-point parameters change dtype."""
+        fmt = kwargs.pop("memory_format", None)
+        if fmt is not None:  # 4-d and 5-d parameters and buffers change memory format
+            self._apply(lambda t: t.to(memory_format=fmt) if t.dim() in (4, 5) else t)
         dtype = parse_to_args(args, kwargs, "to() received an invalid keyword argument")
         if dtype is not None:
             dtype = D.to_dtype(dtype)

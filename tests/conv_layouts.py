@@ -1,0 +1,31 @@
+"""Strided twins of a numpy array for the convolution-family tests: the same values in a chosen
+memory layout (channels-last, transposed, sliced, expanded), as tensorlab tensors."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import tensorlab as tl
+
+LAYOUTS = ("contiguous", "channels_last", "transposed", "sliced", "expanded")
+
+
+def strided(arr: np.ndarray, how: str) -> tl.Tensor:
+    """A tensorlab tensor with ``arr``'s values laid out as ``how`` says (a view of a base)."""
+    if how == "channels_last" and arr.ndim in (4, 5):
+        perm = (0, *range(2, arr.ndim), 1)
+        inv = tuple(int(i) for i in np.argsort(perm))
+        return tl.from_numpy(np.ascontiguousarray(arr.transpose(perm))).permute(*inv)
+    if how == "transposed" and arr.ndim >= 2:
+        base = np.ascontiguousarray(np.swapaxes(arr, -1, -2))
+        return tl.from_numpy(base).transpose(-1, -2)
+    if how == "sliced" and arr.ndim >= 1:
+        big = np.zeros(arr.shape[:-1] + (2 * arr.shape[-1],), dtype=arr.dtype)
+        big[..., ::2] = arr
+        return tl.from_numpy(big)[..., ::2]
+    if how == "expanded" and arr.ndim >= 1 and arr.shape[0] >= 1:
+        # the same image repeated along dim 0 (stride 0): only valid when all are equal
+        first = np.ascontiguousarray(arr[:1])
+        arr[...] = first
+        return tl.from_numpy(first).expand(*arr.shape)
+    return tl.from_numpy(np.ascontiguousarray(arr))
