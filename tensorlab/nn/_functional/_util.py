@@ -56,7 +56,7 @@ def fmt_size(shape) -> str:
 def wrap_elementwise(arr: np.ndarray, dtype: D.dtype, *inputs) -> Tensor:
     """The result of an elementwise op on ``inputs``, laid out as torch's TensorIterator lays it
     (a transposed input gives a transposed result)."""
-    from ..._ops.math import new_tensor
+    from ..._ops._elementwise import new_tensor
 
     return new_tensor(arr, dtype, np.shape(arr), inputs)
 

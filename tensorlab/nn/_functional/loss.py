@@ -246,7 +246,7 @@ def _cross_entropy_smoothing(x, target, weight, reduction, ignore_index, ls, cla
     else:
         smooth = -logp.sum(class_dim)
     if ignore.any():  # masked_fill_: the ignored entries get exactly 0 (and no gradient)
-        from ..._ops.math import where
+        from ..._ops.comparison import where
 
         smooth = where(wrap(ignore, D.bool_), wrap(np.zeros((), x.dtype.np), x.dtype), smooth)
     if reduction == "mean":
