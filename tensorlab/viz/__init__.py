@@ -16,6 +16,7 @@ Behind each figure is a *model* function (``conv_model``, ``groups_model``, ``ax
 *scene* class that builds the artists once and updates them, which the widgets reuse.
 """
 
+from ._arith_model import ArithModel, arith_model, conv_transpose_output_size
 from ._axes_model import AxesModel, axes_model, nest_layout, parse_shape
 from ._conv_model import (
     IMAGE_PRESETS,
@@ -30,12 +31,18 @@ from ._conv_model import (
 )
 from ._groups_model import GroupsModel, conv2d_error, groups_model
 from ._memory_model import MemoryModel, memory_model, parse_chain
+from .arith import ArithScene, arith_figure
 from .axes import AxesScene, axes_figure
 from .conv import ConvScene, conv_figure, conv_window
 from .groups import GroupsScene, groups_figure
 from .memory import MemoryScene, memory_figure, memory_layout
 
 __all__ = [
+    "ArithModel",
+    "ArithScene",
+    "arith_figure",
+    "arith_model",
+    "conv_transpose_output_size",
     "IMAGE_PRESETS",
     "KERNEL_PRESETS",
     "PADDING_MODES",

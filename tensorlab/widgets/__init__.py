@@ -13,12 +13,14 @@ A configuration that makes no sense shows its error in the widget; nothing raise
 """
 
 from ._base import Explorer, FigureView
+from .arith import ArithExplorer
 from .axes import AxesExplorer
 from .conv import ConvExplorer
 from .groups import GroupsExplorer
 from .memory import MemoryExplorer
 
 __all__ = [
+    "ArithExplorer",
     "AxesExplorer",
     "ConvExplorer",
     "Explorer",
