@@ -99,6 +99,58 @@ COVERAGE = [
         "12_pytorch_trivia",
         ["requires_grad=True", "view of a leaf"],
     ),
+    # issue 14: the topics a reader of the best references expects next
+    (
+        "conv as a strided view: as_strided and Tensor.unfold share storage",
+        "14_convolution_as_strided_view",
+        ["as_strided(", ".unfold(0, 3, 1)", "untyped_storage().data_ptr()", "ArithExplorer"],
+    ),
+    (
+        "im2col: F.unfold copies; conv2d = unfold -> matmul -> view, einsum, groups",
+        "14_convolution_as_strided_view",
+        ["F.unfold(", "@ cols", "einsum(", "groups=2", "block-diagonal", "F.fold("],
+    ),
+    (
+        "channels_last: other strides, is_contiguous(memory_format=...)",
+        "14_convolution_as_strided_view",
+        ["channels_last", "is_contiguous(memory_format=torch.channels_last)"],
+    ),
+    (
+        "1x1 conv is a per-pixel Linear; counting parameters and multiply-adds",
+        "14_convolution_as_strided_view",
+        ["kernel_size=1", "nn.Linear(3, 4)", "def conv_macs", "(C_in/groups)"],
+    ),
+    (
+        "transposed conv: autograd, zero insertion + flipped kernel, conv_transpose2d",
+        "15_transposed_conv_and_pooling",
+        ["backward(g)", "flip(-2, -1)", "F.conv_transpose2d(", "output_padding", "checkerboard"],
+    ),
+    (
+        "pooling: max/avg, ceil_mode, count_include_pad, return_indices + max_unpool2d",
+        "15_transposed_conv_and_pooling",
+        [
+            "max_pool2d(",
+            "avg_pool2d(",
+            "ceil_mode=True",
+            "count_include_pad=False",
+            "max_unpool2d(",
+        ],
+    ),
+    (
+        "receptive field by formula and by autograd; conv1d and conv3d",
+        "15_transposed_conv_and_pooling",
+        ["receptive field", "dilation=2", "image.grad", "F.conv1d(", "nn.Conv3d(", "ArithExplorer"],
+    ),
+    (
+        "lecture 9's motivation: flatten with view(batch, -1) into a Linear layer",
+        "16_tiny_cnn",
+        ["view(8, -1)", "nn.Flatten()", "nn.Linear(n_features, 4)", "mat1 and mat2"],
+    ),
+    (
+        "a tiny CNN trained end to end; learned kernels and feature maps",
+        "16_tiny_cnn",
+        ["nn.CrossEntropyLoss()", "optim.Adam", "backward()", "learned", "feature maps"],
+    ),
 ]
 
 

@@ -16,7 +16,7 @@ import nbformat
 
 from tensorlab.course import course_files, course_root
 
-EXPLORERS = ("AxesExplorer", "ConvExplorer", "GroupsExplorer", "MemoryExplorer")
+EXPLORERS = ("AxesExplorer", "ConvExplorer", "GroupsExplorer", "MemoryExplorer", "ArithExplorer")
 LESSONS = [f for f in course_files() if f.startswith("lessons/") and f.endswith(".ipynb")]
 
 # The kernel is connected and idle (the status bar reads "Python 3 (ipykernel) | Idle").
@@ -280,5 +280,11 @@ ACTIONS = {
         (lambda w: w.slide("step", "ArrowLeft"), True),
         (lambda w: w.choose("preset", "slice: a view with an offset"), True),
         (lambda w: w.slide("element", "ArrowRight"), False),  # highlights; same step described
+    ],
+    "ArithExplorer": [
+        (lambda w: w.choose("preset", "full padding"), True),
+        (lambda w: w.slide("stride", "ArrowRight"), True),
+        (lambda w: w.toggle_other(), True),  # conv2d <-> conv_transpose2d
+        (lambda w: w.slide("out col", "ArrowRight"), True),
     ],
 }
