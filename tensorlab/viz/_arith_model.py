@@ -114,13 +114,7 @@ class ArithModel:
         )
         if self.transposed:
             head += f", output_padding {self.output_padding}"
-            inserted = self.stride - 1
-            head += (
-                f" → output {o}×{o} (drawn as a stride-1 conv: {inserted} zero(s) between "
-                f"input pixels)"
-            )
-        else:
-            head += f" → output {o}×{o}"
+        head += f" → output {o}×{o}"
         return f"{head}; output[{r}, {c}] = {fmt(self.value)} reads {where}"
 
 

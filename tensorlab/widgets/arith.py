@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from ..viz._arith_model import PRESETS, arith_model, preset
+from ..viz._arith_model import (
+    PRESETS,
+    arith_model,
+    conv_output_size,
+    conv_transpose_output_size,
+    preset,
+)
 from ..viz.arith import ArithScene
 from ._base import Explorer
 
@@ -114,9 +120,13 @@ class ArithExplorer(Explorer):
 
     def _before_model(self) -> None:
         """The output-cell sliders span the output (when the layer is legal)."""
-        try:
-            o = arith_model(**self._settings()).out_size
-        except Exception:  # noqa: BLE001 - the model reports it, in the picture
+        st = self._settings()
+        args = (st["size"], st["kernel"], st["padding"], st["stride"], st["dilation"])
+        if st["transposed"]:
+            o = conv_transpose_output_size(*args, st["output_padding"])
+        else:
+            o = conv_output_size(*args)
+        if o < 1:  # an impossible layer: the model reports it, in the picture
             return
         for slider in (self.row, self.col):
             slider.max = max(o - 1, 0)
