@@ -174,3 +174,29 @@ def test_labels_are_at_least_9_px():
     for t in fig.findobj(lambda a: hasattr(a, "get_fontsize") and hasattr(a, "get_text")):
         if t.get_text():
             assert t.get_fontsize() * fig.dpi / 72 >= MIN_TEXT_PX - 1e-9, t.get_text()
+
+
+def test_the_browser_tests_sequence_changes_every_time():
+    """tests/e2e/lab_driver.py moves every control in this order, from either lesson's start."""
+    from tensorlab.widgets import ArithExplorer
+
+    steps = [
+        ("preset", "full padding"),
+        ("stride", +1),
+        ("operation", "conv_transpose2d"),
+        ("col", +1),
+        ("row", +1),
+        ("output_padding", +1),
+        ("padding", -1),
+        ("kernel", +1),
+        ("dilation", +1),
+        ("size", -1),
+    ]
+    for start in ("no padding, no strides", "transposed: no padding, strides"):
+        e = ArithExplorer(start, display="agg")
+        for name, change in steps:
+            control = e.controls()[name]
+            before = e.status.value
+            control.value = change if isinstance(change, str) else control.value + change
+            assert e.last_error is None, (start, name, e.last_error)
+            assert e.status.value != before, (start, name)

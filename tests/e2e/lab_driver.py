@@ -281,10 +281,17 @@ ACTIONS = {
         (lambda w: w.choose("preset", "slice: a view with an offset"), True),
         (lambda w: w.slide("element", "ArrowRight"), False),  # highlights; same step described
     ],
+    # every control, in an order that keeps the layer legal (tests/test_viz_arith.py replays it)
     "ArithExplorer": [
         (lambda w: w.choose("preset", "full padding"), True),
         (lambda w: w.slide("stride", "ArrowRight"), True),
         (lambda w: w.toggle_other(), True),  # conv2d <-> conv_transpose2d
         (lambda w: w.slide("out col", "ArrowRight"), True),
+        (lambda w: w.slide("out row", "ArrowRight"), True),
+        (lambda w: w.slide("output_padding", "ArrowRight"), True),
+        (lambda w: w.slide("padding", "ArrowLeft"), True),
+        (lambda w: w.slide("kernel", "ArrowRight"), True),
+        (lambda w: w.slide("dilation", "ArrowRight"), True),
+        (lambda w: w.slide("input size", "ArrowLeft"), True),
     ],
 }
