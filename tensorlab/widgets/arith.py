@@ -37,7 +37,10 @@ class ArithExplorer(Explorer):
             layout=widgets.Layout(width="420px"),
         )
         self.operation = widgets.ToggleButtons(
-            options=OPERATIONS, value=OPERATIONS[int(s["transposed"])], description="op"
+            options=OPERATIONS,
+            value=OPERATIONS[int(s["transposed"])],
+            description="op",
+            style={"button_width": "130px", "description_width": "40px"},
         )
         self.size = widgets.IntSlider(value=s["size"], min=1, max=7, description="input size")
         self.kernel = widgets.IntSlider(value=s["kernel"], min=1, max=4, description="kernel")
