@@ -2,7 +2,7 @@
 samplers, ``DataLoader`` (batching, shuffling with a seeded generator) and ``random_split``."""
 
 from ._utils.collate import default_collate, default_convert
-from .dataloader import DataLoader
+from .dataloader import DataLoader, get_worker_info
 from .dataset import (
     ConcatDataset,
     Dataset,
@@ -33,5 +33,6 @@ __all__ = [
     "TensorDataset",
     "default_collate",
     "default_convert",
+    "get_worker_info",
     "random_split",
 ]
