@@ -632,3 +632,28 @@ def test_second_backward_without_retain_graph_like_torch(torch, op):
         return y.backward
 
     raises_same(run(tl, F), run(torch, torch.nn.functional))
+
+
+@pytest.mark.parametrize("shape", [(8, 50, 3, 3), (8, 50, 7), (2, 3)])
+def test_dropout2d_zeroes_whole_channels(torch, shape):
+    tl.manual_seed(1)
+    x = tl.ones(*shape, requires_grad=True)
+    m = nn.Dropout2d(0.4)
+    assert repr(m) == repr(torch.nn.Dropout2d(0.4))
+    with warnings.catch_warnings(record=True) as w_ours:
+        warnings.simplefilter("always")
+        y = m(x)
+    with warnings.catch_warnings(record=True) as w_theirs:
+        warnings.simplefilter("always")
+        y_t = torch.nn.Dropout2d(0.4)(torch.ones(*shape, requires_grad=True))
+    assert [str(w.message) for w in w_ours] == [str(w.message) for w in w_theirs]
+    assert y.grad_fn.name() == y_t.grad_fn.name()
+    values = y.detach().numpy().reshape(shape[0], shape[1], -1)
+    assert (values == values[..., :1]).all()  # one decision per channel
+    assert set(np.unique(values).tolist()) <= {0.0, np.float32(1 / 0.6)}
+    if values.size > 100:
+        assert abs((values[..., 0] != 0).mean() - 0.6) < 0.1
+    m.eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the shape warnings come in eval too, as in torch)
+        assert m(x) is x

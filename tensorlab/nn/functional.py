@@ -750,6 +750,7 @@ def _copy_along(out: np.ndarray, d: int, dst, src) -> None:
 
 from ._functional.activation import (  # noqa: E402
     dropout,
+    dropout2d,
     elu,
     gelu,
     hardtanh,
@@ -767,7 +768,9 @@ from ._functional.activation import (  # noqa: E402
 )
 from ._functional.linear import linear, one_hot  # noqa: E402
 from ._functional.pooling import (  # noqa: E402
+    adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_max_pool1d,
     adaptive_max_pool2d,
     avg_pool1d,
     avg_pool2d,
@@ -778,11 +781,14 @@ from ._functional.pooling import (  # noqa: E402
 )
 
 __all__ += [
+    "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_max_pool1d",
     "adaptive_max_pool2d",
     "avg_pool1d",
     "avg_pool2d",
     "dropout",
+    "dropout2d",
     "elu",
     "gelu",
     "hardtanh",

@@ -673,3 +673,28 @@ def _unpool_output_size(input, kernel_size, stride, padding, output_size):
                 f"got output_size[{d}]={ret[d]}"
             )
     return list(ret)
+
+
+def _adaptive_1d_checks(x: Tensor, output_size, fname: str) -> int:
+    if x.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {x.ndim}-dimensional tensor for argument #1 "
+            f"'self' (while checking arguments for {fname})"
+        )
+    return _check1d(fname, "output_size", output_size)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
+    """``adaptive_avg_pool2d`` over the last dim of (N, C, L) or (C, L) (``SqueezeBackward1``)."""
+    check_tensor(input, "adaptive_avg_pool1d")
+    size = _adaptive_1d_checks(input, output_size, "adaptive_avg_pool1d")
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
+    """``adaptive_max_pool2d`` over the last dim of (N, C, L) or (C, L)."""
+    check_tensor(input, "adaptive_max_pool1d")
+    size = _adaptive_1d_checks(input, output_size, "adaptive_max_pool1d")
+    out, idx = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), True)
+    out, idx = out.squeeze(-2), idx.squeeze(-2)
+    return (out, idx) if return_indices else out

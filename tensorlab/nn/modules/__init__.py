@@ -21,7 +21,7 @@ from .activation import (
 )
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList
-from .dropout import Dropout
+from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
 from .lazy import LazyModuleMixin
 from .linear import Identity, LazyLinear, Linear
@@ -39,7 +39,9 @@ from .padding import (
     ZeroPad2d,
 )
 from .pooling import (
+    AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
     AdaptiveMaxPool2d,
     AvgPool1d,
     AvgPool2d,
@@ -50,7 +52,9 @@ from .pooling import (
 from .upsampling import Upsample
 
 __all__ += [
+    "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
     "AvgPool1d",
     "AvgPool2d",
@@ -64,6 +68,7 @@ __all__ += [
     "ConstantPad2d",
     "CrossEntropyLoss",
     "Dropout",
+    "Dropout2d",
     "ELU",
     "Flatten",
     "GELU",
