@@ -657,3 +657,53 @@ def test_dropout2d_zeroes_whole_channels(torch, shape):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # (the shape warnings come in eval too, as in torch)
         assert m(x) is x
+
+
+@settings(max_examples=40)
+@given(
+    shape=st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple),
+    data=st.data(),
+    affine=st.sampled_from(["both", "weight", "none"]),
+    layout=layouts,
+    seed=seeds,
+)
+def test_layer_norm_matches_torch(torch, shape, data, affine, layout, seed):
+    k = data.draw(st.integers(1, len(shape)))
+    ns = shape[len(shape) - k :]
+    a, b = make_pair(torch, shape, layout, seed)
+    w_ours, w_theirs = make_pair(torch, ns, "contiguous", seed + 1)
+    b_ours, b_theirs = make_pair(torch, ns, "contiguous", seed + 2)
+    if affine == "none":
+        w_ours = w_theirs = None
+    if affine != "both":
+        b_ours = b_theirs = None
+    ours = F.layer_norm(a, ns, w_ours, b_ours, eps=1e-3)
+    theirs = torch.nn.functional.layer_norm(b, ns, w_theirs, b_theirs, eps=1e-3)
+    pairs = [(a, b)] + [
+        (p, q) for p, q in ((w_ours, w_theirs), (b_ours, b_theirs)) if p is not None
+    ]
+    _check(torch, ours, theirs, pairs, rtol=1e-4, atol=1e-5)
+
+
+def test_layer_norm_module_and_errors(torch):
+    for args in [(4,), ([3, 4],), (4, 1e-3, False), (4, 1e-5, True, False)]:
+        assert repr(nn.LayerNorm(*args)) == repr(torch.nn.LayerNorm(*args))
+        assert [n for n, _ in nn.LayerNorm(*args).named_parameters()] == [
+            n for n, _ in torch.nn.LayerNorm(*args).named_parameters()
+        ]
+    a, b = make_pair(torch, (2, 3, 4), "contiguous", 0)
+    _check(torch, nn.LayerNorm(4)(a), torch.nn.LayerNorm(4)(b), [(a, b)], rtol=1e-4, atol=1e-5)
+    x_np = np.zeros((2, 3), dtype=np.float32)
+    for call in [
+        "F.layer_norm(x, (4,))",
+        "F.layer_norm(x, (3,), lib.ones(4))",
+        "F.layer_norm(x, (3,), None, lib.ones(4))",
+        "F.layer_norm(x, (2, 3, 3))",
+        "F.layer_norm(x, 3)",
+    ]:
+        raises_same(
+            lambda call=call: eval(call, {"F": F, "x": tl.from_numpy(x_np), "lib": tl}),
+            lambda call=call: eval(
+                call, {"F": torch.nn.functional, "x": torch.from_numpy(x_np), "lib": torch}
+            ),
+        )

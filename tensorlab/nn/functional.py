@@ -819,7 +819,7 @@ from ._functional.loss import (  # noqa: E402
     mse_loss,
     nll_loss,
 )
-from ._functional.normalization import batch_norm  # noqa: E402
+from ._functional.normalization import batch_norm, layer_norm  # noqa: E402
 from ._functional.upsampling import interpolate, upsample  # noqa: E402
 
 __all__ += [
@@ -829,6 +829,7 @@ __all__ += [
     "cross_entropy",
     "interpolate",
     "l1_loss",
+    "layer_norm",
     "mse_loss",
     "nll_loss",
     "upsample",

@@ -26,6 +26,7 @@ from .flatten import Flatten, Unflatten
 from .lazy import LazyModuleMixin
 from .linear import Identity, LazyLinear, Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .normalization import LayerNorm
 from .padding import (
     CircularPad1d,
     CircularPad2d,
@@ -76,6 +77,7 @@ __all__ += [
     "Identity",
     "L1Loss",
     "LazyLinear",
+    "LayerNorm",
     "LazyModuleMixin",
     "LeakyReLU",
     "Linear",
