@@ -707,3 +707,57 @@ def test_layer_norm_module_and_errors(torch):
                 call, {"F": torch.nn.functional, "x": torch.from_numpy(x_np), "lib": torch}
             ),
         )
+
+
+@settings(max_examples=30)
+@given(
+    idx_shape=st.lists(st.integers(0, 4), min_size=0, max_size=3).map(tuple),
+    n=st.integers(1, 6),
+    dim=st.integers(1, 4),
+    padding_idx=st.one_of(st.none(), st.integers(-1, 0)),
+    seed=seeds,
+)
+def test_embedding_matches_torch(torch, idx_shape, n, dim, padding_idx, seed):
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, idx_shape)
+    w_ours, w_theirs = make_pair(torch, (n, dim), "contiguous", seed)
+    ours = F.embedding(tl.from_numpy(idx.copy()), w_ours, padding_idx)
+    theirs = torch.nn.functional.embedding(torch.from_numpy(idx.copy()), w_theirs, padding_idx)
+    _check(torch, ours, theirs, [(w_ours, w_theirs)], exact=True)
+
+
+def test_embedding_module_and_errors(torch):
+    for args, kwargs in [
+        ((10, 3), {}),
+        ((10, 3), {"padding_idx": 0}),
+        ((10, 3), {"padding_idx": -1}),
+        ((10, 3), {"max_norm": 1.0}),
+    ]:
+        m, m_t = nn.Embedding(*args, **kwargs), torch.nn.Embedding(*args, **kwargs)
+        assert repr(m) == repr(m_t) and m.padding_idx == m_t.padding_idx
+        if m.padding_idx is not None:
+            assert float(m.weight[m.padding_idx].abs().sum()) == 0
+    m = nn.Embedding(5, 2, max_norm=1.0)
+    m(tl.tensor([0, 1, 1]))
+    assert float(m.weight[:2].norm(dim=1).max()) <= 1.0 + 1e-6
+    w_np = np.ones((5, 2), dtype=np.float32)
+    for call in [
+        "F.embedding(lib.tensor([5]), w)",
+        "F.embedding(lib.tensor([-1]), w)",
+        "F.embedding(lib.tensor([1.0]), w)",
+        "F.embedding(lib.tensor([1]), w[0])",
+        "nn.Embedding(5, 2, padding_idx=5)",
+        "nn.Embedding(5, 2, padding_idx=-6)",
+    ]:
+        raises_same(
+            lambda call=call: eval(call, {"F": F, "nn": nn, "lib": tl, "w": tl.from_numpy(w_np)}),
+            lambda call=call: eval(
+                call,
+                {
+                    "F": torch.nn.functional,
+                    "nn": torch.nn,
+                    "lib": torch,
+                    "w": torch.from_numpy(w_np),
+                },
+            ),
+        )

@@ -358,3 +358,23 @@ class NativeLayerNormBackward0(Node):
             m2 = (gh * xhat).mean(axis=self.axes, keepdims=True)
             gx = rstd * (gh - m1 - xhat * m2)
         return (gx, gw, gb)
+
+
+class EmbeddingBackward0(Node):
+    """``embedding``: each looked-up row's gradient is added into its row of the weight (rows
+    looked up several times add up; the ``padding_idx`` row gets none)."""
+
+    def __init__(self, weight, indices, padding_idx):
+        super().__init__(_t(weight))
+        self._idx = self.save(indices)
+        self.padding_idx = padding_idx
+        self.shape = tuple(weight.shape)
+
+    def backward(self, g):
+        idx = self._idx.unpack().reshape(-1)
+        rows = g.reshape(-1, self.shape[1])
+        out = np.zeros(self.shape, dtype=g.dtype)
+        np.add.at(out, idx, rows)
+        if self.padding_idx is not None and self.padding_idx >= 0:
+            out[self.padding_idx] = 0
+        return (out,)

@@ -820,6 +820,7 @@ from ._functional.loss import (  # noqa: E402
     nll_loss,
 )
 from ._functional.normalization import batch_norm, layer_norm  # noqa: E402
+from ._functional.sparse import embedding  # noqa: E402
 from ._functional.upsampling import interpolate, upsample  # noqa: E402
 
 __all__ += [
@@ -827,6 +828,7 @@ __all__ += [
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "cross_entropy",
+    "embedding",
     "interpolate",
     "l1_loss",
     "layer_norm",

@@ -50,6 +50,7 @@ from .pooling import (
     MaxPool2d,
     MaxUnpool2d,
 )
+from .sparse import Embedding
 from .upsampling import Upsample
 
 __all__ += [
@@ -71,6 +72,7 @@ __all__ += [
     "Dropout",
     "Dropout2d",
     "ELU",
+    "Embedding",
     "Flatten",
     "GELU",
     "Hardtanh",
