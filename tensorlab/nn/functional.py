@@ -822,6 +822,7 @@ def _copy_along(out: np.ndarray, d: int, dst, src) -> None:
 
 from ._functional.activation import (  # noqa: E402
     dropout,
+    dropout2d,
     elu,
     gelu,
     hardtanh,
@@ -839,7 +840,9 @@ from ._functional.activation import (  # noqa: E402
 )
 from ._functional.linear import linear, one_hot  # noqa: E402
 from ._functional.pooling import (  # noqa: E402
+    adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_max_pool1d,
     adaptive_max_pool2d,
     avg_pool1d,
     avg_pool2d,
@@ -850,11 +853,14 @@ from ._functional.pooling import (  # noqa: E402
 )
 
 __all__ += [
+    "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_max_pool1d",
     "adaptive_max_pool2d",
     "avg_pool1d",
     "avg_pool2d",
     "dropout",
+    "dropout2d",
     "elu",
     "gelu",
     "hardtanh",
@@ -885,7 +891,8 @@ from ._functional.loss import (  # noqa: E402
     mse_loss,
     nll_loss,
 )
-from ._functional.normalization import batch_norm  # noqa: E402
+from ._functional.normalization import batch_norm, layer_norm  # noqa: E402
+from ._functional.sparse import embedding  # noqa: E402
 from ._functional.upsampling import interpolate, upsample  # noqa: E402
 
 __all__ += [
@@ -893,8 +900,10 @@ __all__ += [
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "cross_entropy",
+    "embedding",
     "interpolate",
     "l1_loss",
+    "layer_norm",
     "mse_loss",
     "nll_loss",
     "upsample",
