@@ -94,6 +94,32 @@ def get_default_device() -> device:
     return _device.get_default_device()
 
 
+def set_default_tensor_type(t) -> None:
+    """Deprecated in PyTorch (2.1): sets the default float dtype from a legacy type
+    (``tensorlab.DoubleTensor`` or ``'torch.DoubleTensor'``)."""
+    import warnings
+
+    warnings.warn(
+        "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+        "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
+        UserWarning,
+        stacklevel=2,
+    )
+    if isinstance(t, str):
+        d = _dtype._BY_LEGACY.get(t.split(".")[-1])
+        if d is None:
+            raise TypeError(f"invalid type: '{t}'")
+    elif isinstance(t, tensortype):
+        d = t.dtype
+    else:
+        raise TypeError(
+            "invalid type object: only floating-point types are supported as the default type"
+        )
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _dtype.set_default_dtype(d)
+
+
 def set_default_device(device) -> None:
     """Later factory calls without ``device=`` use ``device`` (``'cuda'`` then raises there)."""
     _device.set_default_device(device)
