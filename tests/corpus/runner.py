@@ -147,6 +147,25 @@ class SharedRandom:
             setattr(self.lib, name, fn)
 
 
+@contextlib.contextmanager
+def _global_state_kept(lib):
+    """Examples may set the default dtype, grad mode or print options: undo it afterwards."""
+    import copy
+
+    dtype, grad = lib.get_default_dtype(), lib.is_grad_enabled()
+    printing = sys.modules.get(lib.__name__ + "._tensor_str") or sys.modules.get(
+        lib.__name__ + "._printing"
+    )
+    opts = copy.copy(getattr(printing, "PRINT_OPTS", None))
+    try:
+        yield
+    finally:
+        lib.set_default_dtype(dtype)
+        lib.set_grad_enabled(grad)
+        if opts is not None:
+            printing.PRINT_OPTS.__dict__.update(opts.__dict__)
+
+
 # ---------------------------------------------------------------------------- observations
 @dataclass
 class Step:
@@ -222,7 +241,7 @@ def run(source_steps: list[str], lib_name: str, seed: int = 0) -> Run:
         else:
             lib.manual_seed(seed)
         ns: dict = {"__name__": "__corpus__"}
-        with SharedRandom(lib, seed):
+        with SharedRandom(lib, seed), _global_state_kept(lib):
             for src in source_steps:
                 step = Step(src)
                 buf = io.StringIO()
