@@ -1065,12 +1065,21 @@ class Tensor(metaclass=_TensorMeta):
         split_size_or_sections = split_size
         if self.ndim == 0:
             raise RuntimeError("split expects at least a 1-dimensional tensor")
+        if not isinstance(split_size, (list, tuple)) and int(split_size) < 0:
+            raise RuntimeError(
+                f"split expects split_size be non-negative, but got split_size={int(split_size)}"
+            )
         d = L.wrap_dim(dim, self.ndim)
         size = self._shape[d]
         if isinstance(split_size_or_sections, (list, tuple)):
             sections = [int(s) for s in split_size_or_sections]
             name = "SplitWithSizesBackward0"
-            if sum(sections) != size or any(s < 0 for s in sections):
+            if any(s < 0 for s in sections):
+                raise RuntimeError(
+                    "split_with_sizes expects split_sizes have only non-negative entries, but got "
+                    f"split_sizes={L._fmt(sections)}"
+                )
+            if sum(sections) != size:
                 raise RuntimeError(
                     f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
                     f"size at dimension {dim}), but got split_sizes={L._fmt(sections)}"

@@ -105,6 +105,12 @@ def _unary(
         check_no_internal_overlap(self)
         check_cast(common, self)
         check(self.dtype)
+        from . import _overlap  # overlapping windows (as_strided/unfold): PyTorch's loop order
+
+        if _overlap.self_overlapping(self):
+            return _overlap.sequential_unary(
+                self, lambda t: compute(t, self.dtype if result_bool else common)
+            )
         with np.errstate(all="ignore"):
             values = compute(self, self.dtype if result_bool else common)
         return write_into(self, values)
