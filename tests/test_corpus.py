@@ -22,9 +22,14 @@ from corpus.snippets import snippets  # noqa: E402
 DOCS = doc_examples()
 SNIPPETS = snippets()
 
-# name -> why tensorlab does not agree yet (each must still disagree: strict xfail)
-KNOWN_GAPS: dict[str, str] = {
-    "torch.Tensor.view": "view(dtype) (reinterpreting bytes) is not implemented",
+# name -> why tensorlab does not agree (each must still disagree: strict xfail), or why the
+# comparison cannot decide on this machine (strict=False)
+KNOWN_GAPS: dict[str, tuple[str, bool]] = {
+    "torch.sort": (
+        "sort(stable=False) of equal values: torch leaves their order unspecified (it depends "
+        "on its kernel); tensorlab gives the stable order",
+        False,
+    ),
 }
 
 
@@ -41,7 +46,7 @@ def _params(cases: dict[str, list[str]]):
             name,
             steps,
             id=name,
-            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[name])]
+            marks=[pytest.mark.xfail(strict=KNOWN_GAPS[name][1], reason=KNOWN_GAPS[name][0])]
             if name in KNOWN_GAPS
             else [],
         )
