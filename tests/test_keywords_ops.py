@@ -340,3 +340,38 @@ def test_flip_and_tile_dims_keyword(torch):
         assert x.flip(dims=[1]).tolist() == [[2, 1, 0], [5, 4, 3]]
         assert lib.flip(input=x, dims=(0,)).tolist() == [[3, 4, 5], [0, 1, 2]]
         assert x.tile(dims=(1, 2)).shape == (2, 6)
+
+
+INPLACE = sorted(
+    n
+    for n in CASES
+    if _op(n) not in STACKS and n not in ("max", "min", "argmax", "argmin", "all", "any")
+)
+
+
+@pytest.mark.parametrize("name", INPLACE)
+def test_inplace_method_keywords(torch, name):
+    """``Tensor.<op>_`` takes the same keywords as the out-of-place method (on a fresh copy)."""
+    op = _op(name) + "_"
+    if not hasattr(torch.Tensor, op):
+        pytest.skip("no in-place method in torch")
+    schemas = torch._C._jit_get_schemas_for_operator("aten::" + op)
+    args, extra = _case(torch, name)
+    names = next(
+        ([a.name for a in s.arguments] for s in schemas if len(s.arguments) >= len(args)), None
+    )
+    if names is None:
+        pytest.skip("no matching in-place overload")
+    keys = ["self"] + names[1 : len(args)]
+    t_args, t_extra = _case(torch, name)
+    o_args, o_extra = _case(tl, name)
+    t_self, o_self = t_args[0].clone(), o_args[0].clone()
+    t_kwargs = {**dict(zip(keys[1:], t_args[1:])), **t_extra}
+    o_kwargs = {**dict(zip(keys[1:], o_args[1:])), **o_extra}
+    try:
+        r_t = _call(getattr(t_self, op), **t_kwargs)
+    except (TypeError, RuntimeError):
+        pytest.skip("torch's in-place method does not take this case")
+    r_o = _call(getattr(o_self, op), **o_kwargs)
+    assert r_t is t_self and r_o is o_self
+    _same(o_self, t_self)
