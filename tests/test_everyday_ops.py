@@ -163,12 +163,16 @@ def test_stacks(torch, spec, n, data):
 
 
 @SETTINGS
-@given(tensors(min_dims=0, max_dims=3), st.data(), st.sampled_from(["float32", "float64", "int64"]))
+@given(
+    tensors(min_dims=0, max_dims=3),
+    st.data(),
+    st.sampled_from(["float32", "float64", "int64", "bool"]),
+)
 def test_cumulative(torch, spec, data, dtype):
     spec = type(spec)(spec.shape, dtype, spec.layout, spec.seed)
     n = max(len(spec.shape), 1)
     d = data.draw(st.integers(-n, n - 1))
-    grad = dtype != "int64"
+    grad = dtype.startswith("float")
     run_both(torch, lambda lib, x: lib.cumprod(x, d), [spec], exact=False, grad=grad)
     run_both(torch, lambda lib, x: x.cumsum(dim=d), [spec], exact=False, grad=grad)
     for name in ("cummax", "cummin"):
