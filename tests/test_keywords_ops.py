@@ -375,3 +375,19 @@ def test_inplace_method_keywords(torch, name):
     r_o = _call(getattr(o_self, op), **o_kwargs)
     assert r_t is t_self and r_o is o_self
     _same(o_self, t_self)
+
+
+@pytest.mark.parametrize("name", ["sum", "cat", "gather", "cumprod", "logsumexp", "index_select"])
+def test_out_with_requires_grad_raises(torch, name):
+    from helpers import raises_same
+
+    def go(lib):
+        args, extra = _case(lib, name)
+        args = list(args)
+        if isinstance(args[0], tuple):
+            args[0] = tuple(a.requires_grad_() for a in args[0])
+        else:
+            args[0] = args[0].requires_grad_()
+        return lambda: getattr(lib, _op(name))(*args, **extra, out=lib.empty(0))
+
+    raises_same(go(tl), go(torch))

@@ -18,6 +18,8 @@ import functools
 import inspect
 
 from .._tensor import MODULE_FUNCTIONS, Tensor
+from ..autograd.grad_mode import STATE
+from ..autograd.graph import any_requires_grad
 from ._elementwise import store_out
 
 ALIASES = {"axis": "dim", "keepdims": "keepdim", "x2": "other"}
@@ -91,9 +93,14 @@ def with_keywords(fn, name: str, *, method: bool):
                 args = (*args, *(dims if isinstance(dims, (tuple, list)) else (dims,)))
             if give_out and "out" in kwargs:
                 out = kwargs.pop("out")
-                result = fn(*args, **kwargs)
                 if out is None:
-                    return result
+                    return fn(*args, **kwargs)
+                if STATE.enabled and any_requires_grad(args, kwargs, Tensor):
+                    raise RuntimeError(
+                        f"{name}(): functions with out=... arguments don't support automatic "
+                        "differentiation, but one of the arguments requires grad."
+                    )
+                result = fn(*args, **kwargs)
                 if (
                     isinstance(result, tuple)
                     or name in _TUPLE_RESULTS
