@@ -159,6 +159,27 @@ CASES = {
     "take_along_dim": lambda lib: (F(lib), I(lib, [[0], [2], [1]]), 1),
     "argwhere": lambda lib: (B(lib),),
 }
+for _n in "isnan isinf isfinite reciprocal sign trunc ceil exp2 expm1 tan cosh sinh atanh acos atan asinh erfc log log2 log10 rsqrt tanh negative absolute positive fix".split():
+    CASES[_n] = lambda lib: (F(lib),)
+for _n in "bitwise_or bitwise_xor".split():
+    CASES[_n] = lambda lib: (B(lib), B(lib, seed=2))
+for _n in "greater less_equal not_equal greater_equal less arctan2".split():
+    CASES[_n] = lambda lib: (F(lib), F(lib, seed=1))
+CASES.update(
+    {
+        "var_mean": lambda lib: (F(lib), 1, True, True),
+        "std_mean": lambda lib: (F(lib), 0, False, True),
+        "column_stack": lambda lib: ((F(lib, (3,)), F(lib, (3,), 1)),),
+        "row_stack": lambda lib: ((F(lib), F(lib, seed=1)),),
+        "masked_scatter": lambda lib: (F(lib), B(lib), F(lib, (12,), 2)),
+        "relu": lambda lib: (F(lib),),
+        "bitwise_not": lambda lib: (B(lib),),
+        "allclose": lambda lib: (F(lib), F(lib, seed=1), 0.1, 0.5, True),
+        "equal": lambda lib: (F(lib), F(lib, seed=1)),
+        "nonzero_static": lambda lib: (B(lib),),
+    }
+)
+del CASES["nonzero_static"]
 METHOD_ONLY = {"put"}
 CASES["put"] = lambda lib: (F(lib), I(lib, [0, 5]), F(lib, (2,)), True)
 

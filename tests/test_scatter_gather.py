@@ -513,3 +513,15 @@ def test_edge_cases(torch, name):
         ours, theirs = raises_same(lambda: EDGE[name](tl), lambda: EDGE[name](torch))
     if theirs is not None:
         assert_same(ours, theirs)
+
+
+def test_scatter_reduce_argument_has_no_derivative(torch):
+    def go(lib):
+        x = lib.ones(3, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = x.scatter(0, L(lib, [0]), lib.ones(1), reduce="add")
+        assert y.grad_fn.name() == "torch::autograd::NotImplemented"
+        return lambda: y.sum().backward()
+
+    raises_same(go(tl), go(torch))

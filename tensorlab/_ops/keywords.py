@@ -32,7 +32,7 @@ OUT = set(
     arctanh argmax argmin asin asinh atan atan2 atanh bitwise_and bitwise_not bitwise_or
     bitwise_xor ceil clamp clamp_max clamp_min clip column_stack cos cosh cross cumprod cumsum
     diag diff div divide dstack eq erf erfc exp exp2 expm1 fix floor floor_divide fmod gather ge
-    greater greater_equal gt index_add index_copy index_select isinf isnan le lerp less
+    greater greater_equal gt index_add index_copy index_select le lerp less
     less_equal log log10 log1p log2 logcumsumexp logical_and logical_not logical_or logical_xor
     logsumexp lt masked_select max maximum mean min minimum mul multiply ne neg negative nonzero
     norm not_equal pow prod reciprocal remainder round row_stack rsqrt scatter scatter_add
@@ -91,6 +91,8 @@ def with_keywords(fn, name: str, *, method: bool):
                 if "input" in kwargs and not args:
                     args = (kwargs.pop("input"),)
                 args = (*args, *(dims if isinstance(dims, (tuple, list)) else (dims,)))
+            if not method and "out" in kwargs and name not in OUT:
+                raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
             if give_out and "out" in kwargs:
                 out = kwargs.pop("out")
                 if out is None:

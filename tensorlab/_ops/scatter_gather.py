@@ -403,7 +403,7 @@ def _make_scatter(out, input, dim, index, src=None, value=None, *, reduce=None, 
     if reduce is not None:
         return NotImplementedNode(
             "torch::autograd::NotImplemented",
-            "the derivative for 'scatter' with reduce is not implemented",
+            "derivative for aten::scatter is not implemented",
             input,
         )
     d, idx = _scatter_args("scatter", input, dim, index, src)
