@@ -164,6 +164,13 @@ def test_dtypes(torch, dtype, fn):
         lambda F, x, w: F.conv_transpose2d(x, w.double()),
         lambda F, x, w: F.conv_transpose2d(x.double(), w),
         lambda F, x, w: F.conv_transpose2d(x, w, w[0, 0, 0].double()),
+        lambda F, x, w: F.conv_transpose2d(x.double(), w.double(), w[0, 0, 0]),
+        lambda F, x, w: F.conv_transpose2d(x.double(), w.double(), w[0, 0, 0].long()),
+        lambda F, x, w: F.conv_transpose1d(x[0].double(), w[:, :, 0].double(), w[0, 0, 0]),
+        lambda F, x, w: F.conv_transpose3d(x[:, :, None].half(), w[:, :, None].half(), w[0, 0, 0]),
+        lambda F, x, w: F.conv_transpose3d(
+            x[:1, :, None].double(), w[:, :, None].double(), w[0, 0, 0]
+        ),
         lambda F, x, w: F.conv_transpose2d(x[:0], w),
         lambda F, x, w: F.conv_transpose2d(x[:, :, :0], w),
         lambda F, x, w: F.conv_transpose2d(x, w, groups=0),
