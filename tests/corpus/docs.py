@@ -28,6 +28,8 @@ PREAMBLE = (
 OUT_OF_SCOPE = (
     "cuda",
     "complex",
+    "cfloat",
+    "cdouble",
     "sparse",
     "quantize",
     "bfloat16",
