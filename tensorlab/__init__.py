@@ -8,6 +8,7 @@ numpy; figures (``tensorlab.viz``), widgets and grading import their heavy depen
 from __future__ import annotations
 
 import builtins as _builtins
+import math as _math
 
 from . import _device, _dtype
 from . import _ops as _ops
@@ -94,6 +95,32 @@ def get_default_device() -> device:
     return _device.get_default_device()
 
 
+def set_default_tensor_type(t) -> None:
+    """Deprecated in PyTorch (2.1): sets the default float dtype from a legacy type
+    (``tensorlab.DoubleTensor`` or ``'torch.DoubleTensor'``)."""
+    import warnings
+
+    warnings.warn(
+        "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+        "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
+        UserWarning,
+        stacklevel=2,
+    )
+    if isinstance(t, str):
+        d = _dtype._BY_LEGACY.get(t.split(".")[-1])
+        if d is None:
+            raise TypeError(f"invalid type: '{t}'")
+    elif isinstance(t, tensortype):
+        d = t.dtype
+    else:
+        raise TypeError(
+            "invalid type object: only floating-point types are supported as the default type"
+        )
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _dtype.set_default_dtype(d)
+
+
 def set_default_device(device) -> None:
     """Later factory calls without ``device=`` use ``device`` (``'cuda'`` then raises there)."""
     _device.set_default_device(device)
@@ -146,6 +173,30 @@ del _name, _fn
 from ._ops.views import split, tensor_split  # noqa: E402  (torch's own argument names)
 from .functional import einsum  # noqa: E402  (torch.einsum is torch.functional.einsum)
 from .storage import TypedStorage  # noqa: E402  (what the deprecated Tensor.storage() returns)
+
+# Python's constants, as ``torch`` re-exports them (``torch.nan``, ``torch.inf``, ``torch.pi``...)
+e = _math.e
+pi = _math.pi
+inf = _math.inf
+nan = _math.nan
+newaxis = None
+
+
+def _activation_method(name: str):
+    """``x.softmax(dim)``/``x.log_softmax(dim)``: the functional form, loaded on first use."""
+
+    def method(self, dim=None, dtype=None):
+        from .nn._functional import activation
+
+        return getattr(activation, "torch_" + name)(self, dim, dtype=dtype)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``x.{name}(dim, dtype=None)`` is ``tensorlab.{name}(x, dim, dtype)``."
+    return method
+
+
+Tensor.softmax = _activation_method("softmax")
+Tensor.log_softmax = _activation_method("log_softmax")
 
 # Subpackages and helpers that import heavier things load on first use, so that
 # ``import tensorlab`` stays fast and never imports matplotlib, scipy, ipywidgets or nbclient.

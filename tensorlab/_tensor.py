@@ -767,19 +767,21 @@ class Tensor(metaclass=_TensorMeta):
         return out
 
     # ------------------------------------------------------------------ views: reshaping
+    def view(self, *shape, dtype=None) -> Tensor:
+        """Same storage, new shape. Raises ``RuntimeError`` when the strides cannot express it.
+        ``view(dtype)`` reads the same bytes as another dtype."""
+        if dtype is not None and not shape:
+            shape = (dtype,)
+        if len(shape) == 1 and isinstance(shape[0], D.dtype):
+            return self._view_dtype(shape[0])
+        return self._view_shape(*shape)
+
     @_records_view("ViewBackward0")
-    def view(self, *shape) -> Tensor:
-        """Same storage, new shape. Raises ``RuntimeError`` when the strides cannot express it."""
+    def _view_shape(self, *shape) -> Tensor:
         if not shape:
             raise TypeError(
                 "view() received an invalid combination of arguments - got (), but expected one "
                 "of:\n * (tensorlab.dtype dtype)\n * (tuple of ints size)\n"
-            )
-        if len(shape) == 1 and isinstance(shape[0], D.dtype):
-            if shape[0] is self._dtype:
-                return self._view(self._shape, self._stride)
-            raise RuntimeError(
-                "tensorlab does not reinterpret bytes: view(dtype) needs the same dtype"
             )
         shape = L.infer_size(_as_shape(shape), self.numel())
         stride = L.view_strides(self._shape, self._stride, shape)
@@ -789,6 +791,49 @@ class Tensor(metaclass=_TensorMeta):
                 "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
             )
         return self._view(shape, stride)
+
+    def _view_dtype(self, dtype: D.dtype) -> Tensor:
+        """``view(dtype)``: the same bytes read as another dtype (ATen's ``view_dtype``). With a
+        different element size the last dim (stride 1) grows or shrinks by the size ratio.
+        Like PyTorch, the result shares the storage but is not an autograd view (no grad)."""
+        old, new = self._dtype.itemsize, dtype.itemsize
+        shape, stride, offset = list(self._shape), list(self._stride), self._offset
+        if old != new:
+            what = (
+                f"to view {D.SCALAR_NAME[self._dtype.name]} as {D.SCALAR_NAME[dtype.name]} "
+                "(different element sizes)"
+            )
+            if not shape:
+                raise RuntimeError(f"self.dim() cannot be 0 {what}")
+            if old > new:
+                if stride[-1] != 1:
+                    raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {stride[-1]}")
+                ratio = old // new
+                shape[-1] *= ratio
+                stride = [st * ratio for st in stride[:-1]] + [1]
+                offset *= ratio
+            else:
+                ratio = new // old
+                if shape[-1] % ratio:
+                    raise RuntimeError(
+                        f"self.size(-1) must be divisible by {ratio} {what}, but got {shape[-1]}"
+                    )
+                if offset % ratio:
+                    raise RuntimeError(
+                        f"self.storage_offset() must be divisible by {ratio} {what}, but got "
+                        f"{offset}"
+                    )
+                if stride[-1] != 1:
+                    raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {stride[-1]}")
+                for i, st in enumerate(stride[:-1]):
+                    if st % ratio:
+                        raise RuntimeError(
+                            f"self.stride({i}) must be divisible by {ratio} {what}, but got {st}"
+                        )
+                shape[-1] //= ratio
+                stride = [st // ratio for st in stride[:-1]] + [1]
+                offset //= ratio
+        return Tensor(self._storage, tuple(shape), tuple(stride), offset, dtype)
 
     def view_as(self, other: Tensor) -> Tensor:
         return self.view(other.shape)
@@ -1020,12 +1065,21 @@ class Tensor(metaclass=_TensorMeta):
         split_size_or_sections = split_size
         if self.ndim == 0:
             raise RuntimeError("split expects at least a 1-dimensional tensor")
+        if not isinstance(split_size, (list, tuple)) and int(split_size) < 0:
+            raise RuntimeError(
+                f"split expects split_size be non-negative, but got split_size={int(split_size)}"
+            )
         d = L.wrap_dim(dim, self.ndim)
         size = self._shape[d]
         if isinstance(split_size_or_sections, (list, tuple)):
             sections = [int(s) for s in split_size_or_sections]
             name = "SplitWithSizesBackward0"
-            if sum(sections) != size or any(s < 0 for s in sections):
+            if any(s < 0 for s in sections):
+                raise RuntimeError(
+                    "split_with_sizes expects split_sizes have only non-negative entries, but got "
+                    f"split_sizes={L._fmt(sections)}"
+                )
+            if sum(sections) != size:
                 raise RuntimeError(
                     f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
                     f"size at dimension {dim}), but got split_sizes={L._fmt(sections)}"

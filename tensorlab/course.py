@@ -234,6 +234,9 @@ def lab_settings(dest: Path) -> dict[str, Path]:
     settings, workspaces = base / "settings", base / "workspaces"
     settings.mkdir(parents=True, exist_ok=True)
     workspaces.mkdir(parents=True, exist_ok=True)
+    ignore = base.parent / ".gitignore"  # a course kept in git (or the clone) does not track it
+    if not ignore.exists():
+        ignore.write_text("# JupyterLab's state for this course, written by tensorlab start\n*\n")
     overrides: dict = {}
     upstream = _default_app_settings_dir()
     if upstream is not None:

@@ -96,3 +96,22 @@ def pytest_sessionfinish(session, exitstatus):
                 "tests wrote into the repository: " + ", ".join(new), red=True, bold=True
             )
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The agreement figure of the third-party code corpora (tests/test_corpus.py)."""
+    counts = {}
+    for outcome in ("passed", "failed", "xfailed"):
+        for report in terminalreporter.stats.get(outcome, []):
+            nodeid = getattr(report, "nodeid", "")
+            if getattr(report, "when", "call") != "call" or "test_corpus.py::" not in nodeid:
+                continue
+            kind = "documentation" if "documentation" in nodeid else "snippet"
+            agree, total = counts.get(kind, (0, 0))
+            counts[kind] = (agree + (outcome == "passed"), total + 1)
+    for kind, (agree, total) in counts.items():
+        what = {"documentation": "PyTorch documentation examples", "snippet": "teaching programs"}
+        terminalreporter.write_line(
+            f"third-party code, {what[kind]}: {agree} of {total} agree with torch "
+            f"({100 * agree / total:.0f}%)"
+        )

@@ -158,6 +158,9 @@ def test_to_torch_roundtrip_keeps_layout(torch):
             "neg_()",
             "abs_()",
             "clamp_(-1, 3)",
+            "exp_()",
+            "pow_(2)",
+            "add_(o, alpha=2)",
         ]
     ),
     seed=st.integers(0, 99),
@@ -180,6 +183,13 @@ def test_in_place_through_overlapping_windows_matches_torch(torch, args, dtype, 
     )
     assert_same(x, tx)  # the whole storage, after every window's update
     assert_same(w, tw)
+
+
+def test_neg_through_overlapping_windows_negates_twice(torch):
+    x, tx = tl.arange(4.0), torch.arange(4.0)
+    x.as_strided((2, 2), (1, 1)).neg_()
+    tx.as_strided((2, 2), (1, 1)).neg_()
+    assert x.tolist() == tx.tolist() == [-0.0, 1.0, -2.0, 3.0]
 
 
 def test_unfold_add_counts_the_windows(torch):

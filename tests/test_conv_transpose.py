@@ -107,7 +107,7 @@ def test_conv_transpose_matches_torch(torch, spatial, data):
 
 
 @settings(max_examples=50, deadline=None)
-@given(case=transpose_cases(3))
+@given(case=st.booleans().flatmap(lambda ok: transpose_cases(3, valid=ok)))
 def test_conv3d_matches_torch(torch, case):
     """conv3d: the transposed cases' weights read as (C_out, C_in/groups, k) with C_in = og*groups."""
     g = case["kw"]["groups"]
@@ -164,6 +164,13 @@ def test_dtypes(torch, dtype, fn):
         lambda F, x, w: F.conv_transpose2d(x, w.double()),
         lambda F, x, w: F.conv_transpose2d(x.double(), w),
         lambda F, x, w: F.conv_transpose2d(x, w, w[0, 0, 0].double()),
+        lambda F, x, w: F.conv_transpose2d(x.double(), w.double(), w[0, 0, 0]),
+        lambda F, x, w: F.conv_transpose2d(x.double(), w.double(), w[0, 0, 0].long()),
+        lambda F, x, w: F.conv_transpose1d(x[0].double(), w[:, :, 0].double(), w[0, 0, 0]),
+        lambda F, x, w: F.conv_transpose3d(x[:, :, None].half(), w[:, :, None].half(), w[0, 0, 0]),
+        lambda F, x, w: F.conv_transpose3d(
+            x[:1, :, None].double(), w[:, :, None].double(), w[0, 0, 0]
+        ),
         lambda F, x, w: F.conv_transpose2d(x[:0], w),
         lambda F, x, w: F.conv_transpose2d(x[:, :, :0], w),
         lambda F, x, w: F.conv_transpose2d(x, w, groups=0),

@@ -272,3 +272,28 @@ def test_predictions_are_not_answered_in_sight(stem):
         assert t.count("<details>") == t.count("</details>") and "<details open" not in t
         for block in re.findall(r"<details>.*?</details>", t, flags=re.S):
             assert re.match(r"<details><summary>.+?</summary>\n\n", block), block[:80]
+
+
+# ---------------------------------------------------------------------------- pictures at 100 %
+MAX_PICTURE_PX = 880  # JupyterLab's output area at 1400 px with the course's file browser open
+
+
+def _png_size(b64: str) -> tuple[int, int]:
+    import base64
+    import struct
+
+    head = base64.b64decode(b64[:64])
+    assert head[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", head[16:24])
+
+
+@pytest.mark.parametrize("stem", ALL)
+def test_saved_pictures_are_shown_1_to_1(stem):
+    """No saved picture is wider than the output area, so none is scaled down (and its text,
+    drawn at 9 px or more, stays 9 px on screen)."""
+    for c in load(stem)["cells"]:
+        for out in c.get("outputs", []):
+            png = (out.get("data") or {}).get("image/png")
+            if png:
+                w, _ = _png_size(png)
+                assert w <= MAX_PICTURE_PX, (stem, "".join(c["source"])[:60], w)

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import assert_same, to_torch
+from helpers import assert_same, raises_same, to_torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -215,3 +215,37 @@ def test_iterable_dataset(torch):
         return list(lib.utils.data.DataLoader(Stream(), batch_size=2))
 
     assert_batches_equal(make(tl), make(torch))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ([0.1, 0.9, 0.4], 0, True),
+        ([0.1, 0.9, 0.4], 2, 1),
+        ([[0.1, 0.9]], 2, True),
+        ([0.1, -1.0], 2, True),
+        ([0.0, 0.0], 2, True),
+        ([0.0, 1.0, 2.0], 3, False),
+        ([0.1, 0.9, 0.4], 5, True),
+        ([0.1, 0.9, 0.4, 0.2], 3, False),
+    ],
+    ids=repr,
+)
+def test_weighted_random_sampler(torch, args):
+    """The same errors as torch; draws in range, without repeats when asked (the values come
+    from tensorlab's generator, not torch's)."""
+    weights, n, replacement = args
+
+    def draw(lib):
+        return list(lib.utils.data.WeightedRandomSampler(weights, n, replacement))
+
+    ours, theirs = raises_same(lambda: draw(tl), lambda: draw(torch))
+    if theirs is not None:
+        assert len(ours) == len(theirs) == n
+        assert all(0 <= i < len(weights) for i in ours)
+        if replacement:
+            assert all(weights[i] > 0 for i in ours)
+        else:
+            assert len(set(ours)) == n
+            nonzero = sum(w > 0 for w in weights)
+            assert all(weights[i] > 0 for i in ours[:nonzero])  # zero weights come last

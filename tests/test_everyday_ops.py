@@ -163,12 +163,16 @@ def test_stacks(torch, spec, n, data):
 
 
 @SETTINGS
-@given(tensors(min_dims=0, max_dims=3), st.data(), st.sampled_from(["float32", "float64", "int64"]))
+@given(
+    tensors(min_dims=0, max_dims=3),
+    st.data(),
+    st.sampled_from(["float32", "float64", "int64", "bool"]),
+)
 def test_cumulative(torch, spec, data, dtype):
     spec = type(spec)(spec.shape, dtype, spec.layout, spec.seed)
     n = max(len(spec.shape), 1)
     d = data.draw(st.integers(-n, n - 1))
-    grad = dtype != "int64"
+    grad = dtype.startswith("float")
     run_both(torch, lambda lib, x: lib.cumprod(x, d), [spec], exact=False, grad=grad)
     run_both(torch, lambda lib, x: x.cumsum(dim=d), [spec], exact=False, grad=grad)
     for name in ("cummax", "cummin"):
@@ -345,3 +349,58 @@ def test_meshgrid_2d_error(torch):
         tl.meshgrid(tl.zeros(3), tl.zeros(2, 2), indexing="ij")
     with pytest.raises(RuntimeError, match="Expected 0D or 1D tensor in the tensor list"):
         torch.meshgrid(torch.zeros(3), torch.zeros(2, 2), indexing="ij")
+
+
+# ---------------------------------------------------------------------------------------------
+# in-place comparisons / logical ops; closeness and lerp on strided inputs
+# ---------------------------------------------------------------------------------------------
+
+INPLACE_CMP = (
+    "eq_ ne_ lt_ le_ gt_ ge_ logical_and_ logical_or_ logical_xor_ not_equal_ greater_".split()
+)
+
+
+@pytest.mark.parametrize("name", INPLACE_CMP + ["logical_not_", "clamp_min_", "clamp_max_"])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_inplace_comparisons(torch, name, dtype):
+    base = np.array([[1, 0, 3], [2, 2, -1]])
+    other = np.array([2, 0, 3])
+
+    def go(lib):
+        x = lib.from_numpy(base.T.copy().astype(dtype)).t()  # a transposed self
+        o = lib.from_numpy(other.astype("float32" if dtype == "bool" else dtype))
+        if name == "logical_not_":
+            return x, (lambda: x.logical_not_())
+        if name.startswith("clamp"):
+            return x, (lambda: getattr(x, name)(1))
+        return x, (lambda: getattr(x, name)(o))
+
+    (xo, fo), (xt, ft) = go(tl), go(torch)
+    ro, rt = raises_same(fo, ft)
+    if rt is not None:
+        assert ro is xo and rt is xt
+        assert_same(xo, xt)
+
+
+@SETTINGS
+@given(tensors(max_dims=3, min_side=1), st.data(), st.booleans())
+def test_closeness_and_lerp(torch, spec, data, equal_nan):
+    other = data.draw(tensors(shape=spec.shape[data.draw(st.integers(0, len(spec.shape))) :]))
+    rtol = data.draw(st.sampled_from([0.0, 1e-5, 0.1]))
+    atol = data.draw(st.sampled_from([0.0, 1e-8, 0.5]))
+    run_both(torch, lambda lib, a, b: lib.isclose(a, b, rtol, atol, equal_nan), [spec, other])
+    ours = tl.allclose(spec.build(tl)[0], other.build(tl)[0], rtol=rtol, atol=atol)
+    theirs = torch.allclose(spec.build(torch)[0], other.build(torch)[0], rtol=rtol, atol=atol)
+    assert ours == theirs
+    assert tl.equal(spec.build(tl)[0], other.build(tl)[0]) == torch.equal(
+        spec.build(torch)[0], other.build(torch)[0]
+    )
+    assert tl.equal(spec.build(tl)[0], spec.build(tl)[0].clone())
+    w = data.draw(st.sampled_from([0.25, -1.0, 2.0]))
+    run_both(torch, lambda lib, a, b: lib.lerp(a, b, w), [spec, other], exact=False)
+    run_both(
+        torch,
+        lambda lib, a, b: a.lerp(b, lib.full_like(a, 0.5)),
+        [spec, other],
+        exact=False,
+    )

@@ -71,3 +71,25 @@ def test_generators_are_independent_and_seed_is_random():
     assert isinstance(s, int) and s >= 0
     with pytest.raises(TypeError, match="expected a tensorlab.Generator"):
         tl.rand(2, generator=3)
+
+
+def test_set_default_tensor_type(torch):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for lib in (tl, torch):
+            try:
+                lib.set_default_tensor_type(lib.DoubleTensor)
+                assert str(lib.tensor([1.5]).dtype).endswith("float64")
+                assert str(lib.Tensor(2).dtype).endswith("float64")
+                lib.set_default_tensor_type("torch.FloatTensor")
+                assert str(lib.get_default_dtype()).endswith("float32")
+            finally:
+                lib.set_default_dtype(lib.float32)
+        for name in ("LongTensor", "float64"):
+            raises_same(
+                lambda n=name: tl.set_default_tensor_type(getattr(tl, n)),
+                lambda n=name: torch.set_default_tensor_type(getattr(torch, n)),
+            )
+    assert tl.utils.data.get_worker_info() is None

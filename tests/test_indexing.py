@@ -221,3 +221,23 @@ def test_setitem_errors(torch):
         x = lib.arange(6.0)
         with pytest.raises(RuntimeError, match="refer to a single memory location"):
             x[1:] = x[:-1]
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "x[range(2)]",
+        "x[range(3), [0, 1, 2]]",
+        "x[range(0)]",
+        "x[:, range(1, 3)]",
+        "x[range(5)]",
+    ],
+)
+def test_range_is_a_sequence_index(torch, expr):
+    """``input[range(n), target]`` (the nn tutorial's nll) indexes like a list, as in torch."""
+    ours, theirs = raises_same(
+        lambda: eval(expr, {"x": tl.arange(12).view(3, 4)}),
+        lambda: eval(expr, {"x": torch.arange(12).view(3, 4)}),
+    )
+    if theirs is not None:
+        assert ours.tolist() == theirs.tolist() and ours.stride() == theirs.stride()

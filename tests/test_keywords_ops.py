@@ -159,6 +159,27 @@ CASES = {
     "take_along_dim": lambda lib: (F(lib), I(lib, [[0], [2], [1]]), 1),
     "argwhere": lambda lib: (B(lib),),
 }
+for _n in "isnan isinf isfinite reciprocal sign trunc ceil exp2 expm1 tan cosh sinh atanh acos atan asinh erfc log log2 log10 rsqrt tanh negative absolute positive fix".split():
+    CASES[_n] = lambda lib: (F(lib),)
+for _n in "bitwise_or bitwise_xor".split():
+    CASES[_n] = lambda lib: (B(lib), B(lib, seed=2))
+for _n in "greater less_equal not_equal greater_equal less arctan2".split():
+    CASES[_n] = lambda lib: (F(lib), F(lib, seed=1))
+CASES.update(
+    {
+        "var_mean": lambda lib: (F(lib), 1, True, True),
+        "std_mean": lambda lib: (F(lib), 0, False, True),
+        "column_stack": lambda lib: ((F(lib, (3,)), F(lib, (3,), 1)),),
+        "row_stack": lambda lib: ((F(lib), F(lib, seed=1)),),
+        "masked_scatter": lambda lib: (F(lib), B(lib), F(lib, (12,), 2)),
+        "relu": lambda lib: (F(lib),),
+        "bitwise_not": lambda lib: (B(lib),),
+        "allclose": lambda lib: (F(lib), F(lib, seed=1), 0.1, 0.5, True),
+        "equal": lambda lib: (F(lib), F(lib, seed=1)),
+        "nonzero_static": lambda lib: (B(lib),),
+    }
+)
+del CASES["nonzero_static"]
 METHOD_ONLY = {"put"}
 CASES["put"] = lambda lib: (F(lib), I(lib, [0, 5]), F(lib, (2,)), True)
 
@@ -340,3 +361,54 @@ def test_flip_and_tile_dims_keyword(torch):
         assert x.flip(dims=[1]).tolist() == [[2, 1, 0], [5, 4, 3]]
         assert lib.flip(input=x, dims=(0,)).tolist() == [[3, 4, 5], [0, 1, 2]]
         assert x.tile(dims=(1, 2)).shape == (2, 6)
+
+
+INPLACE = sorted(
+    n
+    for n in CASES
+    if _op(n) not in STACKS and n not in ("max", "min", "argmax", "argmin", "all", "any")
+)
+
+
+@pytest.mark.parametrize("name", INPLACE)
+def test_inplace_method_keywords(torch, name):
+    """``Tensor.<op>_`` takes the same keywords as the out-of-place method (on a fresh copy)."""
+    op = _op(name) + "_"
+    if not hasattr(torch.Tensor, op):
+        pytest.skip("no in-place method in torch")
+    schemas = torch._C._jit_get_schemas_for_operator("aten::" + op)
+    args, extra = _case(torch, name)
+    names = next(
+        ([a.name for a in s.arguments] for s in schemas if len(s.arguments) >= len(args)), None
+    )
+    if names is None:
+        pytest.skip("no matching in-place overload")
+    keys = ["self"] + names[1 : len(args)]
+    t_args, t_extra = _case(torch, name)
+    o_args, o_extra = _case(tl, name)
+    t_self, o_self = t_args[0].clone(), o_args[0].clone()
+    t_kwargs = {**dict(zip(keys[1:], t_args[1:])), **t_extra}
+    o_kwargs = {**dict(zip(keys[1:], o_args[1:])), **o_extra}
+    try:
+        r_t = _call(getattr(t_self, op), **t_kwargs)
+    except (TypeError, RuntimeError):
+        pytest.skip("torch's in-place method does not take this case")
+    r_o = _call(getattr(o_self, op), **o_kwargs)
+    assert r_t is t_self and r_o is o_self
+    _same(o_self, t_self)
+
+
+@pytest.mark.parametrize("name", ["sum", "cat", "gather", "cumprod", "logsumexp", "index_select"])
+def test_out_with_requires_grad_raises(torch, name):
+    from helpers import raises_same
+
+    def go(lib):
+        args, extra = _case(lib, name)
+        args = list(args)
+        if isinstance(args[0], tuple):
+            args[0] = tuple(a.requires_grad_() for a in args[0])
+        else:
+            args[0] = args[0].requires_grad_()
+        return lambda: getattr(lib, _op(name))(*args, **extra, out=lib.empty(0))
+
+    raises_same(go(tl), go(torch))

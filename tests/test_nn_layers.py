@@ -632,3 +632,132 @@ def test_second_backward_without_retain_graph_like_torch(torch, op):
         return y.backward
 
     raises_same(run(tl, F), run(torch, torch.nn.functional))
+
+
+@pytest.mark.parametrize("shape", [(8, 50, 3, 3), (8, 50, 7), (2, 3)])
+def test_dropout2d_zeroes_whole_channels(torch, shape):
+    tl.manual_seed(1)
+    x = tl.ones(*shape, requires_grad=True)
+    m = nn.Dropout2d(0.4)
+    assert repr(m) == repr(torch.nn.Dropout2d(0.4))
+    with warnings.catch_warnings(record=True) as w_ours:
+        warnings.simplefilter("always")
+        y = m(x)
+    with warnings.catch_warnings(record=True) as w_theirs:
+        warnings.simplefilter("always")
+        y_t = torch.nn.Dropout2d(0.4)(torch.ones(*shape, requires_grad=True))
+    assert [str(w.message) for w in w_ours] == [str(w.message) for w in w_theirs]
+    assert y.grad_fn.name() == y_t.grad_fn.name()
+    values = y.detach().numpy().reshape(shape[0], shape[1], -1)
+    assert (values == values[..., :1]).all()  # one decision per channel
+    assert set(np.unique(values).tolist()) <= {0.0, np.float32(1 / 0.6)}
+    if values.size > 100:
+        assert abs((values[..., 0] != 0).mean() - 0.6) < 0.1
+    m.eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the shape warnings come in eval too, as in torch)
+        assert m(x) is x
+
+
+@settings(max_examples=40)
+@given(
+    shape=st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple),
+    data=st.data(),
+    affine=st.sampled_from(["both", "weight", "none"]),
+    layout=layouts,
+    seed=seeds,
+)
+def test_layer_norm_matches_torch(torch, shape, data, affine, layout, seed):
+    k = data.draw(st.integers(1, len(shape)))
+    ns = shape[len(shape) - k :]
+    a, b = make_pair(torch, shape, layout, seed)
+    w_ours, w_theirs = make_pair(torch, ns, "contiguous", seed + 1)
+    b_ours, b_theirs = make_pair(torch, ns, "contiguous", seed + 2)
+    if affine == "none":
+        w_ours = w_theirs = None
+    if affine != "both":
+        b_ours = b_theirs = None
+    ours = F.layer_norm(a, ns, w_ours, b_ours, eps=1e-3)
+    theirs = torch.nn.functional.layer_norm(b, ns, w_theirs, b_theirs, eps=1e-3)
+    pairs = [(a, b)] + [
+        (p, q) for p, q in ((w_ours, w_theirs), (b_ours, b_theirs)) if p is not None
+    ]
+    _check(torch, ours, theirs, pairs, rtol=1e-4, atol=1e-5)
+
+
+def test_layer_norm_module_and_errors(torch):
+    for args in [(4,), ([3, 4],), (4, 1e-3, False), (4, 1e-5, True, False)]:
+        assert repr(nn.LayerNorm(*args)) == repr(torch.nn.LayerNorm(*args))
+        assert [n for n, _ in nn.LayerNorm(*args).named_parameters()] == [
+            n for n, _ in torch.nn.LayerNorm(*args).named_parameters()
+        ]
+    a, b = make_pair(torch, (2, 3, 4), "contiguous", 0)
+    _check(torch, nn.LayerNorm(4)(a), torch.nn.LayerNorm(4)(b), [(a, b)], rtol=1e-4, atol=1e-5)
+    x_np = np.zeros((2, 3), dtype=np.float32)
+    for call in [
+        "F.layer_norm(x, (4,))",
+        "F.layer_norm(x, (3,), lib.ones(4))",
+        "F.layer_norm(x, (3,), None, lib.ones(4))",
+        "F.layer_norm(x, (2, 3, 3))",
+        "F.layer_norm(x, 3)",
+    ]:
+        raises_same(
+            lambda call=call: eval(call, {"F": F, "x": tl.from_numpy(x_np), "lib": tl}),
+            lambda call=call: eval(
+                call, {"F": torch.nn.functional, "x": torch.from_numpy(x_np), "lib": torch}
+            ),
+        )
+
+
+@settings(max_examples=30)
+@given(
+    idx_shape=st.lists(st.integers(0, 4), min_size=0, max_size=3).map(tuple),
+    n=st.integers(1, 6),
+    dim=st.integers(1, 4),
+    padding_idx=st.one_of(st.none(), st.integers(-1, 0)),
+    seed=seeds,
+)
+def test_embedding_matches_torch(torch, idx_shape, n, dim, padding_idx, seed):
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, idx_shape)
+    w_ours, w_theirs = make_pair(torch, (n, dim), "contiguous", seed)
+    ours = F.embedding(tl.from_numpy(idx.copy()), w_ours, padding_idx)
+    theirs = torch.nn.functional.embedding(torch.from_numpy(idx.copy()), w_theirs, padding_idx)
+    _check(torch, ours, theirs, [(w_ours, w_theirs)], exact=True)
+
+
+def test_embedding_module_and_errors(torch):
+    for args, kwargs in [
+        ((10, 3), {}),
+        ((10, 3), {"padding_idx": 0}),
+        ((10, 3), {"padding_idx": -1}),
+        ((10, 3), {"max_norm": 1.0}),
+    ]:
+        m, m_t = nn.Embedding(*args, **kwargs), torch.nn.Embedding(*args, **kwargs)
+        assert repr(m) == repr(m_t) and m.padding_idx == m_t.padding_idx
+        if m.padding_idx is not None:
+            assert float(m.weight[m.padding_idx].abs().sum()) == 0
+    m = nn.Embedding(5, 2, max_norm=1.0)
+    m(tl.tensor([0, 1, 1]))
+    assert float(m.weight[:2].norm(dim=1).max()) <= 1.0 + 1e-6
+    w_np = np.ones((5, 2), dtype=np.float32)
+    for call in [
+        "F.embedding(lib.tensor([5]), w)",
+        "F.embedding(lib.tensor([-1]), w)",
+        "F.embedding(lib.tensor([1.0]), w)",
+        "F.embedding(lib.tensor([1]), w[0])",
+        "nn.Embedding(5, 2, padding_idx=5)",
+        "nn.Embedding(5, 2, padding_idx=-6)",
+    ]:
+        raises_same(
+            lambda call=call: eval(call, {"F": F, "nn": nn, "lib": tl, "w": tl.from_numpy(w_np)}),
+            lambda call=call: eval(
+                call,
+                {
+                    "F": torch.nn.functional,
+                    "nn": torch.nn,
+                    "lib": torch,
+                    "w": torch.from_numpy(w_np),
+                },
+            ),
+        )

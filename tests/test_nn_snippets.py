@@ -21,6 +21,68 @@ import pytest
 import tensorlab as tl
 
 SNIPPETS = {
+    "pytorch_examples_mnist": (
+        """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        import torch.optim as optim
+        from torch.optim.lr_scheduler import StepLR
+
+        class Net(nn.Module):
+            def __init__(self):
+                super(Net, self).__init__()
+                self.conv1 = nn.Conv2d(1, 32, 3, 1)
+                self.conv2 = nn.Conv2d(32, 64, 3, 1)
+                self.dropout1 = nn.Dropout(0.25)
+                self.dropout2 = nn.Dropout(0.5)
+                self.fc1 = nn.Linear(9216, 128)
+                self.fc2 = nn.Linear(128, 10)
+
+            def forward(self, x):
+                x = self.conv1(x)
+                x = F.relu(x)
+                x = self.conv2(x)
+                x = F.relu(x)
+                x = F.max_pool2d(x, 2)
+                x = self.dropout1(x)
+                x = torch.flatten(x, 1)
+                x = self.fc1(x)
+                x = F.relu(x)
+                x = self.dropout2(x)
+                x = self.fc2(x)
+                output = F.log_softmax(x, dim=1)
+                return output
+
+        model = Net()
+        data = torch.from_numpy(np.cos(np.arange(4 * 28 * 28, dtype=np.float32)).reshape(4, 1, 28, 28))
+        target = torch.from_numpy(np.array([3, 1, 4, 1]))
+        """,
+        """
+        optimizer = optim.Adadelta(model.parameters(), lr=1.0)
+        scheduler = StepLR(optimizer, step_size=1, gamma=0.7)
+        model.eval()  # (dropout's random masks differ between the two libraries)
+        losses = []
+        for epoch in range(3):
+            optimizer.zero_grad()
+            output = model(data)
+            loss = F.nll_loss(output, target)
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+            losses.append(loss.item())
+        out_losses = losses
+        test_loss = 0
+        correct = 0
+        with torch.no_grad():
+            output = model(data)
+            test_loss += F.nll_loss(output, target, reduction="sum").item()
+            pred = output.argmax(dim=1, keepdim=True)
+            correct += pred.eq(target.view_as(pred)).sum().item()
+        out_test = test_loss / len(data)
+        out_correct = correct
+        out_lr = scheduler.get_last_lr()
+        """,
+    ),
     "tutorial_neural_networks": (
         """
         import torch.nn as nn
@@ -294,13 +356,15 @@ def _run(lib, name, sync_from=None):
 
     ns = {"torch": lib, "np": np}
     saved = sys.modules.get("torch")
-    saved_nn = {k: sys.modules.get(k) for k in ("torch.nn", "torch.nn.functional", "torch.optim")}
+    names = ("torch.nn", "torch.nn.functional", "torch.optim", "torch.optim.lr_scheduler")
+    saved_nn = {k: sys.modules.get(k) for k in names}
     try:
         if lib is tl:  # `import torch.nn as nn` inside a snippet must find tensorlab's
             sys.modules["torch"] = tl
             sys.modules["torch.nn"] = tl.nn
             sys.modules["torch.nn.functional"] = tl.nn.functional
             sys.modules["torch.optim"] = tl.optim
+            sys.modules["torch.optim.lr_scheduler"] = tl.optim.lr_scheduler
         tl.manual_seed(0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -320,11 +384,11 @@ def _run(lib, name, sync_from=None):
             }
             exec(run, ns)
     finally:
-        if saved is not None:
-            sys.modules["torch"] = saved
-        for k, v in saved_nn.items():
+        for k, v in {"torch": saved, **saved_nn}.items():
             if v is not None:
                 sys.modules[k] = v
+            else:
+                sys.modules.pop(k, None)
     return ns, modules
 
 

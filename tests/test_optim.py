@@ -50,6 +50,14 @@ OPTIONS = {
             "maximize": st.booleans(),
         }
     ),
+    "Adadelta": st.fixed_dictionaries(
+        {
+            "lr": st.sampled_from([1.0, 0.1]),
+            "rho": st.sampled_from([0.9, 0.5]),
+            "weight_decay": st.sampled_from([0.0, 0.1]),
+            "maximize": st.booleans(),
+        }
+    ),
     "AdamW": st.fixed_dictionaries(
         {
             "lr": st.sampled_from([1e-3, 0.1]),
@@ -158,6 +166,8 @@ def test_step_lr_warns_when_called_before_optimizer_step(torch):
         "optim.Adam([p], betas=(0.9, -0.1))",
         "optim.Adam([p], weight_decay=-1)",
         "optim.AdamW([p], lr=-0.5)",
+        "optim.Adadelta([p], rho=1.5)",
+        "optim.Adadelta([p], eps=-1)",
         "optim.Adam([], lr=0.1)",
         "optim.Adam(p)",
         "optim.SGD([p], lr=0.1, nesterov=True)",

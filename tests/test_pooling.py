@@ -125,6 +125,18 @@ def test_max_pool2d_dtypes(torch, dtype):
     "call",
     [
         "max_pool2d(x, 0)",
+        "max_pool2d(x, 2.5)",
+        "max_pool2d(x, (2, 2.0))",
+        "max_pool2d(x, True)",
+        "max_pool2d(x, 2.5, return_indices=True)",
+        "max_pool2d(x, 2, 1.5)",
+        "max_pool2d(x, 2, padding=0.5)",
+        "max_pool2d(x, 2, dilation=1.0)",
+        "max_pool2d(x, 2, None, (0, 1.5))",
+        "max_pool1d(x[0], 2.5)",
+        "max_pool1d(x[0], 2.5, return_indices=True)",
+        "avg_pool2d(x, 2.5)",
+        "avg_pool1d(x[0], 2.5)",
         "max_pool2d(x, -1)",
         "max_pool2d(x, (2, 2, 2))",
         "max_pool2d(x, 2, (2, 2, 2))",
@@ -346,4 +358,43 @@ def test_pooling_modules_match_torch(torch):
     _compare(
         unpool_ours(*F.max_pool2d(a, 2, return_indices=True)),
         unpool_theirs(*torch.nn.functional.max_pool2d(b, 2, return_indices=True)),
+    )
+
+
+@settings(max_examples=30)
+@given(
+    shape=st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 10)),
+    out=st.integers(1, 6),
+    unbatched=st.booleans(),
+    layout=st.sampled_from(["contiguous", "transposed", "sliced"]),
+    seed=seeds,
+)
+def test_adaptive_pools_1d_match_torch(torch, shape, out, unbatched, layout, seed):
+    shape = shape[1:] if unbatched else shape
+    a, b = make_pair(torch, shape, layout, seed)
+    ours, theirs = _both(torch, "adaptive_avg_pool1d", a, b, out)
+    _compare(ours, theirs, exact=False)
+    _backward_same(torch, a, b, ours, theirs)
+    a, b = make_pair(torch, shape, layout, seed)
+    ours, theirs = _both(torch, "adaptive_max_pool1d", a, b, out, True)
+    _compare(ours, theirs)
+    _backward_same(torch, a, b, ours, theirs)
+    for name in ("AdaptiveAvgPool1d", "AdaptiveMaxPool1d"):
+        assert repr(getattr(tl.nn, name)(out)) == repr(getattr(torch.nn, name)(out))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "adaptive_avg_pool1d(x[0, 0, 0], 3)",
+        "adaptive_max_pool1d(x[0, 0, 0], 3)",
+        "adaptive_avg_pool1d(x[0], (2, 2))",
+        "adaptive_max_pool1d(x, 2)",
+    ],
+)
+def test_adaptive_pool_1d_errors_match_torch(torch, call):
+    x_np = np.random.default_rng(0).standard_normal((2, 3, 8, 8)).astype(np.float32)
+    raises_same(
+        lambda: eval(call, {"x": tl.from_numpy(x_np.copy())}, vars(F)),
+        lambda: eval(call, {"x": torch.from_numpy(x_np.copy())}, vars(torch.nn.functional)),
     )

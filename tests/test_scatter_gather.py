@@ -4,6 +4,8 @@ grad_fn names, gradients (through strided views to the leaves), in-place forms a
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from helpers import assert_same, raises_same
@@ -427,3 +429,99 @@ BAD = {
 @pytest.mark.parametrize("name", sorted(BAD))
 def test_errors(torch, name):
     raises_same(lambda: BAD[name](tl, tl.tensor(X)), lambda: BAD[name](torch, torch.tensor(X)))
+
+
+# ---------------------------------------------------------------------------------------------
+# edge cases: 0-d tensors, other dtypes, negative and repeated indices, None in index_put
+# ---------------------------------------------------------------------------------------------
+
+
+def L(lib, v):
+    return lib.tensor(np.asarray(v, dtype=np.int64))
+
+
+EDGE = {
+    "gather 0d": lambda lib: lib.tensor(5.0).gather(0, L(lib, 0)),
+    "gather 0d idx1": lambda lib: lib.tensor(5.0).gather(0, L(lib, [0, 0])),
+    "scatter 0d": lambda lib: lib.tensor(5.0).scatter(0, L(lib, 0), lib.tensor(2.0)),
+    "scatter_add 0d": lambda lib: lib.tensor(5.0).scatter_add(0, L(lib, 0), lib.tensor(2.0)),
+    "index_add 0d": lambda lib: lib.tensor(5.0).index_add(0, L(lib, [0]), lib.tensor(2.0)),
+    "index_add 0d src1": lambda lib: lib.tensor(5.0).index_add(0, L(lib, [0]), lib.tensor([2.0])),
+    "index_copy 0d": lambda lib: lib.tensor(5.0).index_copy(0, L(lib, [0]), lib.tensor(2.0)),
+    "index_fill 0d": lambda lib: lib.tensor(5.0).index_fill(0, L(lib, [0]), 2.0),
+    "index_fill neg": lambda lib: lib.zeros(3).index_fill(0, L(lib, [-1]), 2.0),
+    "take 0d": lambda lib: lib.tensor(5.0).take(L(lib, [0, 0])),
+    "put 0d": lambda lib: lib.tensor(5.0).put(L(lib, [0]), lib.tensor([1.0])),
+    "masked_fill 0d": lambda lib: lib.tensor(5.0).masked_fill(lib.tensor(True), 1.0),
+    "masked_select 0d": lambda lib: lib.tensor(5.0).masked_select(lib.tensor(True)),
+    "half gather": lambda lib: lib.arange(6.0).half().view(2, 3).gather(1, L(lib, [[0], [2]])),
+    "half index_add": lambda lib: (
+        lib.zeros(3).half().index_add(0, L(lib, [0, 0]), lib.ones(2).half())
+    ),
+    "int index_add alpha": lambda lib: lib.zeros(3, dtype=lib.long).index_add(
+        0, L(lib, [0, 0]), lib.ones(2, dtype=lib.long), alpha=3
+    ),
+    "int index_add float alpha": lambda lib: lib.zeros(3, dtype=lib.long).index_add(
+        0, L(lib, [0, 0]), lib.ones(2, dtype=lib.long), alpha=1.5
+    ),
+    "bool masked_fill": lambda lib: lib.zeros(3, dtype=lib.bool).masked_fill(
+        lib.tensor([True, False, True]), True
+    ),
+    "int masked_fill float": lambda lib: lib.zeros(3, dtype=lib.long).masked_fill(
+        lib.tensor([True, False, True]), 2.7
+    ),
+    "uint8 mask": lambda lib: lib.zeros(3).masked_fill(lib.tensor([1, 0, 1], dtype=lib.uint8), 2.7),
+    "int scatter value float": lambda lib: lib.zeros(3, dtype=lib.long).scatter(
+        0, L(lib, [1]), 2.7
+    ),
+    "scatter mult int": lambda lib: lib.ones(3, dtype=lib.long).scatter(
+        0, L(lib, [1, 1]), lib.tensor([2, 3]), reduce="multiply"
+    ),
+    "index_put bool int": lambda lib: lib.zeros(2, 3).index_put(
+        (lib.tensor([True, False]),), lib.tensor(1.0)
+    ),
+    "index_put None": lambda lib: lib.zeros(2, 3).index_put((None, L(lib, [1])), lib.tensor(1.0)),
+    "index_put None fn": lambda lib: lib.index_put(
+        lib.zeros(2, 3), (None, L(lib, [1])), lib.tensor(1.0)
+    ),
+    "index_put_ None": lambda lib: lib.zeros(2, 3).index_put_((None, L(lib, [1])), lib.tensor(1.0)),
+    "index_put acc dup": lambda lib: lib.zeros(3).index_put_(
+        (L(lib, [1, 1, 1]),), lib.tensor(1.0), accumulate=True
+    ),
+    "nonzero bool": lambda lib: lib.tensor([[True, False], [True, True]]).nonzero(),
+    "scatter_reduce mean int": lambda lib: lib.tensor([1, 2, 3]).scatter_reduce(
+        0, L(lib, [0, 0, 2]), lib.tensor([4, 5, -7]), "mean"
+    ),
+    "scatter_reduce mean int excl": lambda lib: lib.tensor([1, 2, 3]).scatter_reduce(
+        0, L(lib, [0, 0, 2]), lib.tensor([4, 5, -7]), "mean", include_self=False
+    ),
+    "take_along_dim neg": lambda lib: lib.arange(6.0).view(2, 3).take_along_dim(L(lib, [[-1]]), 1),
+    "diag_embed 0d": lambda lib: lib.diag_embed(lib.tensor(3.0)),
+    "roll neg dims": lambda lib: lib.arange(6).view(2, 3).roll(-1, -1),
+    "cross bcast": lambda lib: lib.cross(lib.ones(2, 3), lib.arange(3.0), dim=1),
+    "logsumexp -inf": lambda lib: lib.tensor([float("-inf"), float("-inf")]).logsumexp(0),
+    "logsumexp inf": lambda lib: lib.tensor([float("inf"), 1.0]).logsumexp(0),
+    "cumprod int dtype": lambda lib: lib.tensor([1, 2, 3]).cumprod(0, dtype=lib.float32),
+    "atan2 scalar other": lambda lib: lib.atan2(lib.ones(2), 1.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDGE))
+def test_edge_cases(torch, name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours, theirs = raises_same(lambda: EDGE[name](tl), lambda: EDGE[name](torch))
+    if theirs is not None:
+        assert_same(ours, theirs)
+
+
+def test_scatter_reduce_argument_has_no_derivative(torch):
+    def go(lib):
+        x = lib.ones(3, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = x.scatter(0, L(lib, [0]), lib.ones(1), reduce="add")
+        assert y.grad_fn.name() == "torch::autograd::NotImplemented"
+        return lambda: y.sum().backward()
+
+    raises_same(go(tl), go(torch))

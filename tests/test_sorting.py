@@ -156,14 +156,15 @@ def test_sort_repr_and_namedtuple(torch):
 
 
 # ----------------------------------------------------------------------------- unique
-@settings(max_examples=60)
+@settings(max_examples=120)
 @given(chain=view_chains(min_dims=0), dtype=st.sampled_from(DTYPES), data=st.data())
 def test_unique_matches_torch(torch, chain, dtype, data):
     shape, ops = chain
     _, _, x, tx = _pair(torch, shape, ops, dtype, data.draw(st.integers(0, 999)), nan=False)
     inv, cnt = data.draw(st.booleans()), data.draw(st.booleans())
     dim = data.draw(st.none() | st.integers(-x.ndim - 1, x.ndim))
-    kw = {"return_inverse": inv, "return_counts": cnt, "dim": dim}
+    srt = data.draw(st.booleans())  # torch's CPU unique sorts even with sorted=False
+    kw = {"sorted": srt, "return_inverse": inv, "return_counts": cnt, "dim": dim}
     r, tr = raises_same(lambda: x.unique(**kw), lambda: tx.unique(**kw))
     if r is None:
         return
@@ -175,6 +176,7 @@ def test_unique_matches_torch(torch, chain, dtype, data):
         assert_same(r, tr)
     r, tr = raises_same(lambda: tl.unique(x, **kw), lambda: torch.unique(tx, **kw))
     kw.pop("dim")
+    kw.pop("sorted")
     r, tr = raises_same(
         lambda: x.unique_consecutive(dim=dim, **kw), lambda: tx.unique_consecutive(dim=dim, **kw)
     )

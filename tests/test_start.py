@@ -211,6 +211,7 @@ def test_lab_settings_live_in_the_course_folder(tmp_path, monkeypatch, launched)
     overrides = json.loads((lab / "settings" / "overrides.json").read_text())
     assert overrides == {**admin, **course.LAB_OVERRIDES}
     assert overrides["@jupyterlab/apputils-extension:notification"] == {"fetchNews": "false"}
+    assert (lab.parent / ".gitignore").read_text().splitlines()[-1] == "*"
     (first,) = (lab / "workspaces").glob("default-*.jupyterlab-workspace")
     layout = json.loads(first.read_text())["data"]["layout-restorer:data"]
     assert layout["relativeSizes"][0] == course.FILE_BROWSER_SHARE

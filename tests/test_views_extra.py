@@ -262,7 +262,7 @@ def test_splitting_ops_match_torch(torch, chain, data):
     dim = data.draw(st.integers(-nd - 1, nd))
     n = data.draw(st.integers(-1, 4))
     idx = data.draw(st.lists(st.integers(-5, 5), max_size=3))
-    sizes = data.draw(st.lists(st.integers(0, 3), max_size=3))
+    sizes = data.draw(st.lists(st.integers(-1, 3), max_size=3))
     calls = [
         lambda t, lib: t.split(n, dim),
         lambda t, lib: t.split(sizes, dim),

@@ -3,7 +3,7 @@
 from . import copies, creation, indexing, math, reduce, scatter_gather, shape_ops  # noqa: F401
 
 # isort: split
-from . import sorting, views  # noqa: F401  (strided views; sorting and counting)
+from . import distributions, sorting, views  # noqa: F401  (random fills; views; sorting)
 
 # isort: split
 # last: gives the ops imported above PyTorch's keyword forms

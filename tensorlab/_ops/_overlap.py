@@ -75,3 +75,20 @@ def sequential_inplace(out, operands, arrays, common, kernel):
             ]
             storage[cells] = cast_array(np.asarray(kernel(*args)), out.dtype)
     return out
+
+
+def sequential_unary(out, compute):
+    """``out <- compute(out)`` one reader at a time (``compute`` maps a tensor of the current
+    values to the new values), for the unary in-place ops (``neg_``, ``exp_``, ...)."""
+    from .._tensor import Tensor
+    from ._elementwise import cast_array
+
+    flat = _positions(out).reshape(-1)
+    occ = occurrences(flat)
+    storage = out._storage._array
+    with np.errstate(all="ignore"):
+        for r in range(int(occ.max()) + 1):
+            cells = flat[np.nonzero(occ == r)[0]]
+            current = Tensor._from_array(storage[cells], out.dtype)
+            storage[cells] = cast_array(np.asarray(compute(current)), out.dtype)
+    return out

@@ -454,3 +454,49 @@ for _fn in (bitwise_and, bitwise_or, bitwise_xor):
 Tensor.__iand__ = _inplace_dunder(Tensor.bitwise_and_)
 Tensor.__ior__ = _inplace_dunder(Tensor.bitwise_or_)
 Tensor.__ixor__ = _inplace_dunder(Tensor.bitwise_xor_)
+
+
+# in-place comparisons and logical ops: the bool result is written into self, in self's dtype
+
+
+def _into_self(fn, fname: str):
+    def method(self, other):
+        return fn.__wrapped__(self, _operand(other, fname, "other", 1), out=self)
+
+    method.__name__ = method.__qualname__ = fname
+    method.__doc__ = f"In-place ``{fname[:-1]}``: ``self`` holds the result (1/0 or True/False)."
+    return method
+
+
+for _fn in (eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor):
+    setattr(Tensor, _fn.__name__ + "_", _into_self(_fn, _fn.__name__ + "_"))
+for _alias, _fn in (
+    ("not_equal_", ne),
+    ("less_", lt),
+    ("less_equal_", le),
+    ("greater_", gt),
+    ("greater_equal_", ge),
+):
+    setattr(Tensor, _alias, getattr(Tensor, _fn.__name__ + "_"))
+
+
+@tensor_method("logical_not_", function=False)
+def logical_not_(self: Tensor) -> Tensor:
+    """In-place ``logical_not``: ``self`` holds 1 where it was 0, else 0."""
+    from ._elementwise import check_no_internal_overlap
+
+    check_inplace(self)
+    check_no_internal_overlap(self)
+    return write_into(self, self._np() == 0)
+
+
+@tensor_method("clamp_min_", function=False)
+@inplace_differentiable(same_as(clamp_min))
+def clamp_min_(self: Tensor, min) -> Tensor:
+    return _clamp_impl(self, min, None, self)
+
+
+@tensor_method("clamp_max_", function=False)
+@inplace_differentiable(same_as(clamp_max))
+def clamp_max_(self: Tensor, max) -> Tensor:
+    return _clamp_impl(self, None, max, self)

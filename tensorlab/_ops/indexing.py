@@ -139,7 +139,7 @@ def _parse(t: Tensor, index):
             out_stride.append(st)
             offset += off
             dim += 1
-        elif isinstance(it, (Tensor, list, tuple, np.ndarray)):
+        elif isinstance(it, (Tensor, list, tuple, np.ndarray, range)):
             arr = _as_index_array(it)
             if arr.dtype == np.bool_:
                 covered = shape[dim : dim + arr.ndim]

@@ -18,6 +18,8 @@ import functools
 import inspect
 
 from .._tensor import MODULE_FUNCTIONS, Tensor
+from ..autograd.grad_mode import STATE
+from ..autograd.graph import any_requires_grad
 from ._elementwise import store_out
 
 ALIASES = {"axis": "dim", "keepdims": "keepdim", "x2": "other"}
@@ -30,7 +32,7 @@ OUT = set(
     arctanh argmax argmin asin asinh atan atan2 atanh bitwise_and bitwise_not bitwise_or
     bitwise_xor ceil clamp clamp_max clamp_min clip column_stack cos cosh cross cumprod cumsum
     diag diff div divide dstack eq erf erfc exp exp2 expm1 fix floor floor_divide fmod gather ge
-    greater greater_equal gt index_add index_copy index_select isinf isnan le lerp less
+    greater greater_equal gt index_add index_copy index_select le lerp less
     less_equal log log10 log1p log2 logcumsumexp logical_and logical_not logical_or logical_xor
     logsumexp lt masked_select max maximum mean min minimum mul multiply ne neg negative nonzero
     norm not_equal pow prod reciprocal remainder round row_stack rsqrt scatter scatter_add
@@ -89,11 +91,18 @@ def with_keywords(fn, name: str, *, method: bool):
                 if "input" in kwargs and not args:
                     args = (kwargs.pop("input"),)
                 args = (*args, *(dims if isinstance(dims, (tuple, list)) else (dims,)))
+            if not method and "out" in kwargs and name not in OUT:
+                raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
             if give_out and "out" in kwargs:
                 out = kwargs.pop("out")
-                result = fn(*args, **kwargs)
                 if out is None:
-                    return result
+                    return fn(*args, **kwargs)
+                if STATE.enabled and any_requires_grad(args, kwargs, Tensor):
+                    raise RuntimeError(
+                        f"{name}(): functions with out=... arguments don't support automatic "
+                        "differentiation, but one of the arguments requires grad."
+                    )
+                result = fn(*args, **kwargs)
                 if (
                     isinstance(result, tuple)
                     or name in _TUPLE_RESULTS

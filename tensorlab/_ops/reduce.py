@@ -807,20 +807,15 @@ def _cum_extreme(fname: str, input, dim):
             _result(np.zeros((), np.int64), D.int64),
         )
     xm = np.moveaxis(x, d, -1)
-    values = np.empty_like(xm)
-    indices = np.zeros(xm.shape, dtype=np.int64)
-    if xm.shape[-1] and xm.size:
-        cur, idx = xm[..., 0].copy(), np.zeros(xm.shape[:-1], dtype=np.int64)
-        values[..., 0], indices[..., 0] = cur, idx
-        better = np.greater_equal if fname == "cummax" else np.less_equal
-        for i in range(1, xm.shape[-1]):
-            v = xm[..., i]
-            take = better(v, cur)
-            if xm.dtype.kind == "f":  # a nan wins, and stays
-                take = np.isnan(v) | (~np.isnan(cur) & take)
-            cur = np.where(take, v, cur)
-            idx = np.where(take, i, idx)
-            values[..., i], indices[..., i] = cur, idx
+    acc = np.maximum if fname == "cummax" else np.minimum  # both propagate nan
+    values = acc.accumulate(xm, axis=-1) if xm.size else xm.copy()
+    # an element updates the running extreme when it equals it (ties: the latest wins) or is
+    # nan; each position's index is the latest update at or before it
+    update = xm == values
+    if xm.dtype.kind == "f":
+        update |= np.isnan(xm)
+    positions = np.where(update, np.arange(xm.shape[-1]), 0)
+    indices = np.maximum.accumulate(positions, axis=-1) if xm.size else positions
     return (
         _result(np.moveaxis(values, -1, d), input.dtype),
         _result(np.moveaxis(indices, -1, d), D.int64),

@@ -12,6 +12,7 @@ written, with PyTorch's messages. Derivatives are in :mod:`tensorlab.autograd.in
 from __future__ import annotations
 
 import builtins
+import re
 
 import numpy as np
 
@@ -85,11 +86,28 @@ def _as_1d(arr: np.ndarray) -> np.ndarray:
     return arr.reshape(1) if arr.ndim == 0 else arr
 
 
+_ELEMENT = re.compile(r"^(expected Tensor as element \d+ in argument )(\d+)(, .*)$", re.S)
+
+
 def _method(name: str, fn, *, function: bool = True):
     """Attach ``fn`` as ``Tensor.<name>`` (argument positions counted after self) and, when
     ``function``, as ``tensorlab.<name>``."""
     tensor_method(name, function=function)(fn)
-    setattr(Tensor, name, _as_method(fn))
+    counted = _as_method(fn)
+
+    def method(self, *args, **kwargs):
+        try:
+            return counted(self, *args, **kwargs)
+        except TypeError as e:
+            m = _ELEMENT.match(str(e))
+            if not m:
+                raise
+            raise TypeError(f"{m.group(1)}{int(m.group(2)) - 1}{m.group(3)}") from None
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    method.__wrapped__ = fn
+    setattr(Tensor, name, method)
     return fn
 
 
@@ -385,7 +403,7 @@ def _make_scatter(out, input, dim, index, src=None, value=None, *, reduce=None, 
     if reduce is not None:
         return NotImplementedNode(
             "torch::autograd::NotImplemented",
-            "the derivative for 'scatter' with reduce is not implemented",
+            "derivative for aten::scatter is not implemented",
             input,
         )
     d, idx = _scatter_args("scatter", input, dim, index, src)
@@ -538,7 +556,7 @@ def _check_source_shape(self: Tensor, source: Tensor, d: int, fname: str) -> Non
     ok = len(xs) == len(ss) and builtins.all(
         a == b for k, (a, b) in enumerate(zip(xs, ss)) if k != d
     )
-    if fname == "index_add_" and not ok and not (self.ndim == 0 or source.ndim == 0):
+    if fname == "index_add_" and (not ok or self.ndim != source.ndim):
         raise RuntimeError(
             "source tensor shape must match self tensor shape, excluding the specified "
             f"dimension. Got self.shape = {L._fmt(self._shape)} source.shape = "
@@ -750,12 +768,11 @@ def _index_put_args(self: Tensor, indices, values):
         )
     parts = []
     used = 0
-    for it in indices:
-        if it is None:
-            parts.append(slice(None))
-            used += 1
-            continue
-        it = _tensor(it, "index_put", "indices", 2)
+    for i, it in enumerate(indices):
+        if not isinstance(it, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 1, but got {type(it).__name__}"
+            )
         if it.dtype not in (D.int64, D.int32, D.uint8, D.bool_, D.int16, D.int8):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         arr = it._np()
@@ -897,7 +914,8 @@ def _put_into(arr, self, index, source, accumulate) -> None:
     idx, source = _put_args(self, index, source)
     if not idx.size:
         return
-    coords = np.unravel_index(idx.reshape(-1), self._shape)
+    arr = _as_1d(arr)
+    coords = np.unravel_index(idx.reshape(-1), arr.shape)
     vals = np.array(source._np()).reshape(-1)
     if accumulate:
         np.add.at(arr, coords, vals)
@@ -954,6 +972,10 @@ def take_along_dim(input, indices, dim=None) -> Tensor:
     common = L.broadcast_shapes(tuple(s1), tuple(s2))
     x_shape, i_shape = list(common), list(common)
     x_shape[d], i_shape[d] = input._shape[d], indices._shape[d]
+    size = input._shape[d]
+    idx = indices._np()
+    if idx.size and (idx < 0).any():  # the dim form wraps negative indices, as numpy does
+        indices = Tensor._from_array(np.where((idx < 0) & (idx >= -size), idx + size, idx))
     return gather(input.expand(*x_shape), d, indices.expand(*i_shape))
 
 

@@ -231,6 +231,15 @@ def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
 # ---------------------------------------------------------------------------------------------
 
 
+def _moved_layout(values: np.ndarray, d: int, dtype: D.dtype) -> Tensor:
+    """PyTorch computes ``unique(dim=d)`` on ``x.moveaxis(d, 0)`` and moves the axis back: the
+    result is contiguous in that moved order (``values`` has dim ``d`` at position ``d``)."""
+    moved_shape = (values.shape[d],) + values.shape[:d] + values.shape[d + 1 :]
+    cs = L.contiguous_strides(moved_shape)
+    stride = cs[1 : d + 1] + (cs[0],) + cs[d + 1 :]
+    return Tensor._from_array_strided(np.ascontiguousarray(values), dtype, stride)
+
+
 def _unique_result(values, inverse, counts, return_inverse, return_counts):
     if return_inverse and return_counts:
         return values, inverse, counts
@@ -310,7 +319,11 @@ def unique(
         d = L.wrap_dim(dim, x.ndim)
         values, inverse, counts = _empty_unique_dim(x, d) or _unique_slices(arr, d)
         name, op = "UniqueDimBackward0", "unique_dim"
-    out = _record_not_differentiable(_new(values, x.dtype), x, name, op)
+    if dim is None or x.numel() == 0:  # an empty input comes back contiguous
+        out = _new(values, x.dtype)
+    else:
+        out = _moved_layout(values, d, x.dtype)
+    out = _record_not_differentiable(out, x, name, op)
     return _unique_result(
         out, _new(inverse, D.int64), _new(counts, D.int64), return_inverse, return_counts
     )
@@ -349,9 +362,8 @@ def unique_consecutive(input, return_inverse: bool = False, return_counts: bool 
         inv_shape = (moved.shape[0],)
     group = np.cumsum(new) - 1
     counts = np.bincount(group, minlength=int(new.sum())).astype(np.int64)
-    out = _record_not_differentiable(
-        _new(values, x.dtype), x, "UniqueConsecutiveBackward0", "unique_consecutive"
-    )
+    out = _new(values, x.dtype) if dim is None else _moved_layout(values, d, x.dtype)
+    out = _record_not_differentiable(out, x, "UniqueConsecutiveBackward0", "unique_consecutive")
     inverse = group.astype(np.int64).reshape(inv_shape)
     return _unique_result(
         out, _new(inverse, D.int64), _new(counts, D.int64), return_inverse, return_counts

@@ -105,6 +105,12 @@ def _unary(
         check_no_internal_overlap(self)
         check_cast(common, self)
         check(self.dtype)
+        from . import _overlap  # overlapping windows (as_strided/unfold): PyTorch's loop order
+
+        if _overlap.self_overlapping(self):
+            return _overlap.sequential_unary(
+                self, lambda t: compute(t, self.dtype if result_bool else common)
+            )
         with np.errstate(all="ignore"):
             values = compute(self, self.dtype if result_bool else common)
         return write_into(self, values)
@@ -156,9 +162,11 @@ def _relu(x):
 neg = _unary("neg", np.negative, reject_bool=_neg_bool_error)
 negative = module_function("negative")(neg)
 Tensor.negative = neg
+Tensor.negative_ = Tensor.neg_
 abs = _unary("abs", np.abs, reject_bool="abs_cpu")
 absolute = module_function("absolute")(abs)
 Tensor.absolute = abs
+Tensor.absolute_ = Tensor.abs_
 sign = _unary("sign", _k_sign)
 exp = _unary("exp", np.exp, to_float=True, f32_kernel=_via_double(np.exp))
 log = _unary("log", np.log, to_float=True, f32_kernel=_via_double(np.log))
@@ -226,6 +234,7 @@ ceil = _unary("ceil", np.ceil, reject_bool="ceil_vml_cpu", int_identity=True)
 trunc = _unary("trunc", np.trunc, reject_bool="trunc_vml_cpu", int_identity=True)
 fix = module_function("fix")(trunc)
 Tensor.fix = trunc
+Tensor.fix_ = Tensor.trunc_
 isnan = _unary("isnan", np.isnan, result_bool=True, inplace=False)
 _isinf = _unary("isinf", np.isinf, result_bool=True, inplace=False)
 _isfinite = _unary("isfinite", np.isfinite, result_bool=True, inplace=False)

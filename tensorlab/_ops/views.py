@@ -38,21 +38,24 @@ def check_as_strided(
     """PyTorch's checks (``setStrided`` / ``checkInBoundsForStorage``), in its order and words."""
     if len(shape) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
-    if any(s < 0 for s in stride):
+    if stride and min(stride) < 0:
         raise RuntimeError(
             "as_strided: Negative strides are not supported at the moment, got strides: "
             f"{L._fmt(stride)}"
         )
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
-    if any(n < 0 for n in shape):
+    if shape and min(shape) < 0:
         raise RuntimeError(
             f"Storage size calculation overflowed with sizes={L._fmt(shape)} and "
             f"strides={L._fmt(stride)}"
         )
-    if L.numel(shape) == 0:
-        return
-    need = storage_bytes_needed(shape, stride, offset, item)
+    last = offset  # the highest storage index the layout reads
+    for n, st in zip(shape, stride):
+        if n == 0:
+            return  # an empty tensor needs no storage
+        last += (n - 1) * st
+    need = (last + 1) * item
     if need > storage_nbytes:
         raise RuntimeError(
             f"setStorage: sizes {L._fmt(shape)}, strides {L._fmt(stride)}, storage offset "

@@ -332,3 +332,49 @@ class HardtanhBackward0(Node):
     def backward(self, g):
         x = self.x.unpack()
         return (np.where((x > self.lo) & (x < self.hi), g, 0).astype(g.dtype),)
+
+
+class NativeLayerNormBackward0(Node):
+    """``layer_norm``: each sample is normalised by its own mean and variance over the last
+    dims, so the gradient flows through both (the batch-norm formula, per sample)."""
+
+    def __init__(self, x, weight, bias, xhat, rstd, axes):
+        super().__init__(_t(x), _t(weight), _t(bias))
+        self._stats = self.save((xhat, rstd))
+        self.w = self.save(weight) if weight is not None else None
+        self.axes = axes
+
+    def backward(self, g):
+        xhat, rstd = self._stats.unpack()
+        ct = xhat.dtype
+        g = g.astype(ct, copy=False)
+        lead = tuple(range(g.ndim - len(self.axes)))
+        gw = (g * xhat).sum(axis=lead) if self.needs_grad(1) else None
+        gb = g.sum(axis=lead) if self.needs_grad(2) else None
+        gx = None
+        if self.needs_grad(0):
+            gh = g * self.w.unpack().astype(ct) if self.w is not None else g
+            m1 = gh.mean(axis=self.axes, keepdims=True)
+            m2 = (gh * xhat).mean(axis=self.axes, keepdims=True)
+            gx = rstd * (gh - m1 - xhat * m2)
+        return (gx, gw, gb)
+
+
+class EmbeddingBackward0(Node):
+    """``embedding``: each looked-up row's gradient is added into its row of the weight (rows
+    looked up several times add up; the ``padding_idx`` row gets none)."""
+
+    def __init__(self, weight, indices, padding_idx):
+        super().__init__(_t(weight))
+        self._idx = self.save(indices)
+        self.padding_idx = padding_idx
+        self.shape = tuple(weight.shape)
+
+    def backward(self, g):
+        idx = self._idx.unpack().reshape(-1)
+        rows = g.reshape(-1, self.shape[1])
+        out = np.zeros(self.shape, dtype=g.dtype)
+        np.add.at(out, idx, rows)
+        if self.padding_idx is not None and self.padding_idx >= 0:
+            out[self.padding_idx] = 0
+        return (out,)

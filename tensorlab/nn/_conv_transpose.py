@@ -266,7 +266,8 @@ def _slow_checks(x, weight, bias, kernel, stride, dilation, output_padding, in_s
             f"expected scalar type {SCALAR_NAME[x.dtype.name]} but found "
             f"{SCALAR_NAME[weight.dtype.name]}"
         )
-    if bias is not None and bias.dtype is not x.dtype:
+    # slow_conv_transpose2d casts a bias of another dtype; the 3-d kernel refuses it
+    if dim == 3 and bias is not None and bias.dtype is not x.dtype:
         raise RuntimeError(
             f"expected scalar type {SCALAR_NAME[x.dtype.name]} but found "
             f"{SCALAR_NAME[bias.dtype.name]}"
@@ -330,6 +331,10 @@ def _convolution_transpose(x, weight, bias, stride, padding, dilation, output_pa
             f"{_fmt(x.shape)}"
         )
     onednn = _use_onednn(x, weight, stride, dilation, output_padding, groups)
+    cl = _suggest_memory_format(x) or _suggest_memory_format(weight)
+    if onednn and cl and any(o < 0 for o in out_sizes):
+        # a channels-last output is allocated first, with a negative size
+        raise RuntimeError("numel: integer multiplication overflow")
     if onednn:
         _onednn_checks(x, weight, bias, dilation, kernel, out_sizes, len(kernel))
     else:
@@ -339,12 +344,12 @@ def _convolution_transpose(x, weight, bias, stride, padding, dilation, output_pa
     wa = weight._np().astype(ct, copy=False)
     arr = K.conv_input_grad_nd(xa, wa, out_sizes, stride, padding, dilation, groups)
     if bias is not None:
-        arr += bias._np().astype(ct).reshape(1, c_out, *([1] * len(kernel)))
+        b = bias._np().astype(x.dtype.np).astype(ct)
+        arr += b.reshape(1, c_out, *([1] * len(kernel)))
     arr = arr.astype(x.dtype.np, copy=False)
     if len(kernel) == 2:
-        fmt = "cl" if (_suggest_memory_format(x) or _suggest_memory_format(weight)) else None
+        fmt = "cl" if cl else None
     else:  # only oneDNN writes a channels-last 3-d result
-        cl = _suggest_memory_format(x) or _suggest_memory_format(weight)
         fmt = "cl3d" if onednn and cl else None
     out = _adopt(arr, x.dtype, fmt)
     return out.squeeze(2) if dim == 1 else out

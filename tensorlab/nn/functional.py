@@ -79,12 +79,9 @@ def _adopt(arr: np.ndarray, dtype: D.dtype, memory_format: str | None = None) ->
     if memory_format is not None and arr.ndim in (4, 5):
         perm = (0, *range(2, arr.ndim), 1)
         data = np.ascontiguousarray(arr.transpose(perm))
-        strides_perm = L.contiguous_strides(data.shape)
-        stride = [0] * arr.ndim
-        for new_pos, old_dim in enumerate(perm):
-            stride[old_dim] = strides_perm[new_pos]
         storage = UntypedStorage(data.reshape(-1))
-        return Tensor(storage, shape, tuple(stride), 0, dtype)
+        # c10's channels-last strides (no max(size, 1): a zero-size dim zeroes the ones above)
+        return Tensor(storage, shape, L.channels_last_strides(shape), 0, dtype)
     if not arr.flags.c_contiguous:
         arr = np.ascontiguousarray(arr)
     storage = UntypedStorage(arr.reshape(-1))
@@ -370,7 +367,15 @@ def _conv3d_backend(x, weight, bias, stride, padding, dilation, groups) -> Tenso
                 )
         if any(d <= 0 for d in dilation):
             raise RuntimeError("non-positive dilation is not supported")
+        if min(kernel) <= 0:
+            raise RuntimeError(
+                "could not create a primitive descriptor for the convolution forward propagation "
+                "primitive. Run workload with environment variable ONEDNN_VERBOSE=all to get "
+                "additional diagnostic information."
+            )
     elif any(d != 1 for d in dilation):
+        if min(kernel) <= 0:
+            raise RuntimeError(f"kernel size should be greater than zero, but got {_fmt(kernel)}")
         if any(d <= 0 for d in dilation):
             raise RuntimeError(f"dilation should be greater than zero, but got {_fmt(dilation)}")
         if x.dtype.name not in ("float16", "float32", "float64", "int64"):
@@ -379,6 +384,11 @@ def _conv3d_backend(x, weight, bias, stride, padding, dilation, groups) -> Tenso
             )
         _check_weight_scalar_type(x, weight)
     else:
+        if min(kernel) <= 0:
+            raise RuntimeError(
+                "kernel size should be greater than zero, but got: "
+                f"{' x '.join(map(str, kernel))} (TxHxW)"
+            )
         if x.dtype is D.bool_:
             raise NotImplementedError("\"compute_columns3d\" not implemented for 'Bool'")
         _check_weight_scalar_type(x, weight)
@@ -822,6 +832,7 @@ def _copy_along(out: np.ndarray, d: int, dst, src) -> None:
 
 from ._functional.activation import (  # noqa: E402
     dropout,
+    dropout2d,
     elu,
     gelu,
     hardtanh,
@@ -839,7 +850,9 @@ from ._functional.activation import (  # noqa: E402
 )
 from ._functional.linear import linear, one_hot  # noqa: E402
 from ._functional.pooling import (  # noqa: E402
+    adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_max_pool1d,
     adaptive_max_pool2d,
     avg_pool1d,
     avg_pool2d,
@@ -850,11 +863,14 @@ from ._functional.pooling import (  # noqa: E402
 )
 
 __all__ += [
+    "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_max_pool1d",
     "adaptive_max_pool2d",
     "avg_pool1d",
     "avg_pool2d",
     "dropout",
+    "dropout2d",
     "elu",
     "gelu",
     "hardtanh",
@@ -885,7 +901,8 @@ from ._functional.loss import (  # noqa: E402
     mse_loss,
     nll_loss,
 )
-from ._functional.normalization import batch_norm  # noqa: E402
+from ._functional.normalization import batch_norm, layer_norm  # noqa: E402
+from ._functional.sparse import embedding  # noqa: E402
 from ._functional.upsampling import interpolate, upsample  # noqa: E402
 
 __all__ += [
@@ -893,8 +910,10 @@ __all__ += [
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "cross_entropy",
+    "embedding",
     "interpolate",
     "l1_loss",
+    "layer_norm",
     "mse_loss",
     "nll_loss",
     "upsample",

@@ -234,3 +234,42 @@ def hardtanh(
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """``hardtanh(x, 0, 6)``."""
     return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """Zero whole channels (dim 1 of (N, C, H, W); of (N, C, L) for a 3-d input, as torch does
+    today) with probability ``p``, scaling the kept ones by ``1/(1-p)``."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    check_tensor(input, "dropout2d")
+    inp_dim = input.ndim
+    if inp_dim not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {inp_dim}-D input to dropout2d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior "
+            "and silence this warning, please use dropout instead. Note that dropout2d "
+            "exists to provide channel-wise dropout on inputs with 2 spatial dimensions, "
+            "a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
+            stacklevel=2,
+        )
+    if inp_dim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+            "1D dropout behavior is desired - input is interpreted as shape (N, C, L), where C "
+            "is the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2,
+        )
+    if not training or p == 0:
+        return input
+    from ..._ops.creation import _rng
+
+    shape = tuple(input.shape[:2]) + (1,) * max(input.ndim - 2, 0)
+    if p == 1:
+        mask = np.zeros(shape, dtype=input.dtype.np)
+    else:
+        keep = _rng(None).random(shape) >= p
+        mask = keep.astype(input.dtype.np) * np.asarray(1 / (1 - p), dtype=input.dtype.np)
+    m = wrap(mask, input.dtype)
+    return input.mul_(m) if inplace else input.mul(m)

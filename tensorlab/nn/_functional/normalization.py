@@ -7,7 +7,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd import nn_ops as N
-from ._util import check_tensor, fmt_size, record, wrap_memory_format
+from ._util import check_tensor, fmt_size, record, wrap, wrap_memory_format
 
 
 def _verify_batch_size(size) -> None:
@@ -92,3 +92,59 @@ def _update(running: Tensor, value: np.ndarray, momentum: float) -> None:
     r = running._np()
     r[...] = (r * (1 - momentum) + value.astype(r.dtype) * momentum).astype(r.dtype)
     running._vc[0] += 1
+
+
+def _shape_list(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """``(x - mean) / sqrt(var + eps) * weight + bias`` over the last ``len(normalized_shape)``
+    dims of each sample (``NativeLayerNormBackward0``); the same in training and eval."""
+    check_tensor(input, "layer_norm")
+    if not isinstance(normalized_shape, (list, tuple)):
+        raise TypeError(
+            "layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+            f"{type(normalized_shape).__name__}"
+        )
+    ns = tuple(int(s) for s in normalized_shape)
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != ns:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape {_shape_list(t.shape)} and normalized_shape = {_shape_list(ns)}"
+            )
+    k = len(ns)
+    if input.ndim < k or tuple(input.shape[input.ndim - k :]) != ns:
+        raise RuntimeError(
+            f"Given normalized_shape={_shape_list(ns)}, expected input with shape "
+            f"[*, {', '.join(str(s) for s in ns)}], but got input of size"
+            f"{_shape_list(input.shape)}"
+        )
+    x = input._np()
+    axes = tuple(range(x.ndim - k, x.ndim))
+    xd = x.astype(np.float64)
+    mean = xd.mean(axis=axes, keepdims=True)
+    var = ((xd - mean) ** 2).mean(axis=axes, keepdims=True)
+    rstd = 1 / np.sqrt(var + eps)
+    dt = x.dtype if x.dtype != np.float16 else np.float32
+    xhat = ((xd - mean) * rstd).astype(dt)
+    res = xhat
+    if weight is not None:
+        res = res * weight._np().astype(dt)
+    if bias is not None:
+        res = res + bias._np().astype(dt)
+    out = wrap(np.asarray(res, dtype=dt), input.dtype)
+    return record(
+        out,
+        lambda: N.NativeLayerNormBackward0(input, weight, bias, xhat, rstd.astype(dt), axes),
+        input,
+        weight,
+        bias,
+    )

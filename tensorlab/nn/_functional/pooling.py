@@ -34,6 +34,31 @@ def _tuple_arg(value, n: int, fname: str, what: str, message: str, *, allow_empt
     return vals * n if len(vals) == 1 else vals
 
 
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def check_int_args(fname: str, **args) -> None:
+    """torch's parser for ``int[]`` arguments: an int or a sequence of ints, nothing else
+    (``kernel_size=2.5`` raises rather than being truncated). Positions as torch counts them."""
+    positions = {"kernel_size": 2, "stride": 3, "padding": 4, "dilation": 5, "output_size": 2}
+    for name, value in args.items():
+        if value is None:
+            continue
+        if isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                if not _is_int(v):
+                    raise TypeError(
+                        f"{fname}(): argument '{name}' failed to unpack the object at pos {i + 1} "
+                        f'with error "type must be tuple of ints,but got {type(v).__name__}"'
+                    )
+        elif not _is_int(value):
+            raise TypeError(
+                f"{fname}(): argument '{name}' (position {positions[name]}) must be tuple of "
+                f"ints, not {type(value).__name__}"
+            )
+
+
 def _div_rtn(a: int, b: int) -> int:
     """C++'s ``div_rtn``: division rounding toward negative infinity."""
     return a // b
@@ -160,6 +185,13 @@ def max_pool2d_with_indices(
 ):
     """The largest value of each window and where it is (flat index into H*W of the input)."""
     check_tensor(input, "max_pool2d_with_indices", "input")
+    check_int_args(
+        "max_pool2d_with_indices" if return_indices else "max_pool2d",
+        kernel_size=kernel_size,
+        stride=stride,
+        padding=padding,
+        dilation=dilation,
+    )
     x = input
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = _max_pool2d_args(
         x, kernel_size, stride, padding, dilation
@@ -252,6 +284,13 @@ def max_pool2d(
     return_indices: bool = False,
 ):
     """The largest value of each ``kernel_size`` window (``MaxPool2DWithIndicesBackward0``)."""
+    check_int_args(
+        "max_pool2d_with_indices" if return_indices else "max_pool2d",
+        kernel_size=kernel_size,
+        stride=stride,
+        padding=padding,
+        dilation=dilation,
+    )
     out = max_pool2d_with_indices(
         input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True
     )
@@ -285,6 +324,13 @@ def max_pool1d(
     As in torch, ``return_indices=True`` runs ``max_pool1d_with_indices`` (2-d checks and
     messages) and the plain call runs ``max_pool1d``'s own checks first."""
     check_tensor(input, "max_pool1d")
+    check_int_args(
+        "max_pool1d_with_indices" if return_indices else "max_pool1d",
+        kernel_size=kernel_size,
+        stride=stride,
+        padding=padding,
+        dilation=dilation,
+    )
     if stride is None or (isinstance(stride, (list, tuple)) and not stride):
         stride = kernel_size
     if return_indices:
@@ -358,6 +404,7 @@ def avg_pool2d(
     """The mean of each window (``AvgPool2DBackward0``); ``count_include_pad`` counts the zero
     padding in the divisor, ``divisor_override`` replaces the divisor."""
     check_tensor(input, "avg_pool2d")
+    check_int_args("avg_pool2d", kernel_size=kernel_size, stride=stride, padding=padding)
     x = input
     k = _tuple_arg(
         kernel_size,
@@ -446,6 +493,7 @@ def avg_pool1d(
 ) -> Tensor:
     """``avg_pool2d`` over the last dim of a (N, C, L) or (C, L) input (``SqueezeBackward1``)."""
     check_tensor(input, "avg_pool1d")
+    check_int_args("avg_pool1d", kernel_size=kernel_size, stride=stride, padding=padding)
     if input.ndim not in (2, 3):
         raise RuntimeError(
             f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument "
@@ -673,3 +721,28 @@ def _unpool_output_size(input, kernel_size, stride, padding, output_size):
                 f"got output_size[{d}]={ret[d]}"
             )
     return list(ret)
+
+
+def _adaptive_1d_checks(x: Tensor, output_size, fname: str) -> int:
+    if x.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {x.ndim}-dimensional tensor for argument #1 "
+            f"'self' (while checking arguments for {fname})"
+        )
+    return _check1d(fname, "output_size", output_size)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
+    """``adaptive_avg_pool2d`` over the last dim of (N, C, L) or (C, L) (``SqueezeBackward1``)."""
+    check_tensor(input, "adaptive_avg_pool1d")
+    size = _adaptive_1d_checks(input, output_size, "adaptive_avg_pool1d")
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
+    """``adaptive_max_pool2d`` over the last dim of (N, C, L) or (C, L)."""
+    check_tensor(input, "adaptive_max_pool1d")
+    size = _adaptive_1d_checks(input, output_size, "adaptive_max_pool1d")
+    out, idx = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), True)
+    out, idx = out.squeeze(-2), idx.squeeze(-2)
+    return (out, idx) if return_indices else out

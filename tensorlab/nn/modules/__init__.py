@@ -33,11 +33,12 @@ from .activation import (
 )
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList
-from .dropout import Dropout
+from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
 from .lazy import LazyModuleMixin
 from .linear import Identity, LazyLinear, Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .normalization import LayerNorm
 from .padding import (
     CircularPad1d,
     CircularPad2d,
@@ -51,7 +52,9 @@ from .padding import (
     ZeroPad2d,
 )
 from .pooling import (
+    AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
     AdaptiveMaxPool2d,
     AvgPool1d,
     AvgPool2d,
@@ -59,10 +62,13 @@ from .pooling import (
     MaxPool2d,
     MaxUnpool2d,
 )
+from .sparse import Embedding
 from .upsampling import Upsample
 
 __all__ += [
+    "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
     "AvgPool1d",
     "AvgPool2d",
@@ -76,13 +82,16 @@ __all__ += [
     "ConstantPad2d",
     "CrossEntropyLoss",
     "Dropout",
+    "Dropout2d",
     "ELU",
+    "Embedding",
     "Flatten",
     "GELU",
     "Hardtanh",
     "Identity",
     "L1Loss",
     "LazyLinear",
+    "LayerNorm",
     "LazyModuleMixin",
     "LeakyReLU",
     "Linear",

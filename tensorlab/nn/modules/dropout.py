@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "Dropout2d"]
 
 
 class _DropoutNd(Module):
@@ -23,3 +23,10 @@ class _DropoutNd(Module):
 class Dropout(_DropoutNd):
     def forward(self, input):
         return F.dropout(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    """Zeroes whole channels in training (``F.dropout2d``); the identity in eval."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)

@@ -2,7 +2,7 @@
 samplers, ``DataLoader`` (batching, shuffling with a seeded generator) and ``random_split``."""
 
 from ._utils.collate import default_collate, default_convert
-from .dataloader import DataLoader
+from .dataloader import DataLoader, get_worker_info
 from .dataset import (
     ConcatDataset,
     Dataset,
@@ -17,6 +17,7 @@ from .sampler import (
     Sampler,
     SequentialSampler,
     SubsetRandomSampler,
+    WeightedRandomSampler,
 )
 
 __all__ = [
@@ -31,7 +32,9 @@ __all__ = [
     "Subset",
     "SubsetRandomSampler",
     "TensorDataset",
+    "WeightedRandomSampler",
     "default_collate",
     "default_convert",
+    "get_worker_info",
     "random_split",
 ]

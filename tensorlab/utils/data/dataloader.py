@@ -14,6 +14,11 @@ from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 
+def get_worker_info():
+    """Inside a loader worker process its id and seed; tensorlab has no workers: always None."""
+    return None
+
+
 class DataLoader:
     """Iterate over ``dataset`` in batches of ``batch_size`` (``shuffle``d with ``generator``,
     or the default generator seeded by ``manual_seed``), dropping a short last batch with

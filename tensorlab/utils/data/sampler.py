@@ -96,6 +96,64 @@ class SubsetRandomSampler(Sampler):
         return len(self.indices)
 
 
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights`` (with or
+    without ``replacement``), from ``generator`` or the default generator."""
+
+    def __init__(self, weights, num_samples: int, replacement: bool = True, generator=None):
+        from ..._ops.creation import as_tensor
+
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(
+                f"num_samples should be a positive integer value, but got num_samples={num_samples}"
+            )
+        if not isinstance(replacement, bool):
+            raise ValueError(
+                f"replacement should be a boolean value, but got replacement={replacement}"
+            )
+        from ... import _dtype as D
+
+        weights_tensor = as_tensor(weights, dtype=D.float64)
+        if len(weights_tensor.shape) != 1:
+            raise ValueError(
+                "weights should be a 1d sequence but given weights have shape "
+                f"{tuple(weights_tensor.shape)}"
+            )
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        import numpy as np
+
+        from ...random import _rng
+
+        w = np.asarray(self.weights._np(), dtype=np.float64)
+        if (w < 0).any() or not np.isfinite(w).all():
+            raise RuntimeError(
+                "invalid multinomial distribution (encountering probability entry < 0)"
+            )
+        if w.sum() <= 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        rng = _rng(self.generator)
+        if self.replacement:
+            picks = rng.choice(w.size, size=self.num_samples, replace=True, p=w / w.sum())
+        else:
+            if self.num_samples > w.size:
+                raise RuntimeError(
+                    "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+                )
+            # weighted order without replacement (Efraimidis-Spirakis keys); zero weights last
+            with np.errstate(divide="ignore"):
+                keys = np.where(w > 0, np.log(rng.random(w.size)) / np.where(w > 0, w, 1), -np.inf)
+            picks = np.lexsort((rng.random(w.size), -keys))[: self.num_samples]
+        yield from (int(i) for i in picks)
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
 class BatchSampler(Sampler):
     """Groups another sampler's indices into lists of ``batch_size`` (the last one shorter
     unless ``drop_last``)."""

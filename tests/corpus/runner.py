@@ -1,0 +1,322 @@
+"""Run PyTorch code under real torch and under tensorlab (``import torch`` resolved to tensorlab),
+and compare what each produces, statement by statement.
+
+What is compared, for each statement: whether it raises (and the exception type); the value of an
+expression statement (tensors by dtype, shape, ``requires_grad``, ``grad_fn`` name and values;
+Python values, ``Size``s and module ``repr``s by their text, ``tensorlab`` read as ``torch``); and
+what the statement printed.
+
+Random numbers: tensorlab has its own generator, so the random factories (``rand``, ``randn``,
+``randint``, ``randperm`` and their ``_like`` forms) are replaced, in both runs, by the same numpy
+draws. Code that draws from torch's generator some other way (layer initialisation, ``dropout``,
+``random_``) is detected — torch's generator state moved — and is then compared without values.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import types
+from dataclasses import dataclass, field
+
+import numpy as np
+
+ALIASES = (
+    "torch",
+    "torch.nn",
+    "torch.nn.functional",
+    "torch.nn.init",
+    "torch.nn.parameter",
+    "torch.optim",
+    "torch.optim.lr_scheduler",
+    "torch.utils",
+    "torch.utils.data",
+    "torch.autograd",
+    "torch.functional",
+    "torch.linalg",
+)
+
+RANDOM_FACTORIES = (
+    "rand",
+    "randn",
+    "randint",
+    "randperm",
+    "rand_like",
+    "randn_like",
+    "randint_like",
+)
+
+
+# ---------------------------------------------------------------------------- the two libraries
+@contextlib.contextmanager
+def torch_is(lib_name: str):
+    """``import torch`` (and its submodules) give real torch, or tensorlab's namesakes."""
+    if lib_name == "torch":
+        yield
+        return
+    import importlib
+
+    saved = {name: sys.modules.get(name) for name in ALIASES}
+    try:
+        for name in ALIASES:
+            target = "tensorlab" + name[len("torch") :]
+            try:
+                sys.modules[name] = importlib.import_module(target)
+            except ImportError:
+                sys.modules[name] = None  # ``import torch.x`` then fails as a missing module
+        yield
+    finally:
+        for name, mod in saved.items():
+            if mod is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = mod
+
+
+def _sizes(args) -> tuple[int, ...]:
+    if (
+        len(args) == 1
+        and isinstance(args[0], (tuple, list))
+        or (len(args) == 1 and type(args[0]).__name__ == "Size")
+    ):
+        return tuple(int(a) for a in args[0])
+    return tuple(int(a) for a in args)
+
+
+class SharedRandom:
+    """The random factories of one library, drawing from one numpy generator (same seed, same
+    sequence of calls: the same numbers in both runs)."""
+
+    def __init__(self, lib, seed: int = 0):
+        self.lib = lib
+        self.rng = np.random.default_rng(seed)
+        self.saved: dict[str, object] = {}
+
+    def _make(self, values: np.ndarray, dtype, requires_grad: bool):
+        lib = self.lib
+        t = lib.from_numpy(np.ascontiguousarray(values))
+        if dtype is not None:
+            t = t.to(dtype)
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+
+    def _float_dtype(self, dtype):
+        return dtype if dtype is not None else self.lib.get_default_dtype()
+
+    def rand(self, *size, dtype=None, requires_grad=False, **_):
+        v = self.rng.random(_sizes(size))
+        return self._make(v, self._float_dtype(dtype), requires_grad)
+
+    def randn(self, *size, dtype=None, requires_grad=False, **_):
+        v = self.rng.standard_normal(_sizes(size))
+        return self._make(v, self._float_dtype(dtype), requires_grad)
+
+    def randint(self, *args, size=None, dtype=None, requires_grad=False, **_):
+        if size is None:
+            *bounds, size = args
+        else:
+            bounds = list(args)
+        low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
+        v = self.rng.integers(int(low), int(high), _sizes([size]))
+        return self._make(v, dtype if dtype is not None else self.lib.int64, requires_grad)
+
+    def randperm(self, n, *, dtype=None, requires_grad=False, **_):
+        v = self.rng.permutation(int(n))
+        return self._make(v, dtype if dtype is not None else self.lib.int64, requires_grad)
+
+    def rand_like(self, t, *, dtype=None, requires_grad=False, **_):
+        return self.rand(tuple(t.shape), dtype=dtype or t.dtype, requires_grad=requires_grad)
+
+    def randn_like(self, t, *, dtype=None, requires_grad=False, **_):
+        return self.randn(tuple(t.shape), dtype=dtype or t.dtype, requires_grad=requires_grad)
+
+    def randint_like(self, t, *args, dtype=None, requires_grad=False, **_):
+        return self.randint(*args, size=tuple(t.shape), dtype=dtype or t.dtype)
+
+    def __enter__(self):
+        for name in RANDOM_FACTORIES:
+            if hasattr(self.lib, name):
+                self.saved[name] = getattr(self.lib, name)
+                setattr(self.lib, name, getattr(self, name))
+        return self
+
+    def __exit__(self, *exc):
+        for name, fn in self.saved.items():
+            setattr(self.lib, name, fn)
+
+
+@contextlib.contextmanager
+def _global_state_kept(lib):
+    """Examples may set the default dtype, grad mode or print options: undo it afterwards."""
+    import copy
+
+    dtype, grad = lib.get_default_dtype(), lib.is_grad_enabled()
+    printing = sys.modules.get(lib.__name__ + "._tensor_str") or sys.modules.get(
+        lib.__name__ + "._printing"
+    )
+    opts = copy.copy(getattr(printing, "PRINT_OPTS", None))
+    try:
+        yield
+    finally:
+        lib.set_default_dtype(dtype)
+        lib.set_grad_enabled(grad)
+        if opts is not None:
+            printing.PRINT_OPTS.__dict__.update(opts.__dict__)
+
+
+# ---------------------------------------------------------------------------- observations
+@dataclass
+class Step:
+    source: str
+    raised: str | None = None
+    message: str = ""
+    value: object = None
+    printed: str = ""
+
+
+@dataclass
+class Run:
+    steps: list[Step] = field(default_factory=list)
+    untaped_random: bool = False
+    missing: str | None = None  # ModuleNotFoundError / AttributeError text when an API is absent
+
+
+def _norm_text(text: str) -> str:
+    return text.replace("tensorlab", "torch")
+
+
+def summarize(obj, depth: int = 0):
+    """A library-neutral picture of a value (tensors as numpy values plus metadata)."""
+    cls = type(obj)
+    mod = cls.__module__ or ""
+    if depth > 4:
+        return ("...",)
+    if cls.__name__ in ("Tensor", "Parameter") and mod.split(".")[0] in ("torch", "tensorlab"):
+        gf = getattr(obj, "grad_fn", None)
+        gname = None if gf is None else (gf.name() if hasattr(gf, "name") else type(gf).__name__)
+        arr = obj.detach().numpy() if obj.requires_grad else obj.numpy()
+        return (
+            "tensor",
+            str(obj.dtype).split(".")[-1],
+            tuple(obj.shape),
+            bool(obj.requires_grad),
+            gname,
+            np.array(arr, copy=True),
+        )
+    if isinstance(obj, type):
+        return ("class", _norm_text(f"{obj.__module__}.{obj.__qualname__}"))
+    if isinstance(obj, (bool, int, float, str, type(None))):
+        return ("py", obj if not isinstance(obj, str) else _norm_text(obj))
+    if cls.__name__ == "Size":
+        return ("size", tuple(obj))
+    if isinstance(obj, (tuple, list)):
+        kind = "tuple" if isinstance(obj, tuple) else "list"
+        fields = getattr(obj, "_fields", None)
+        return (kind, fields and tuple(fields), tuple(summarize(o, depth + 1) for o in obj))
+    if isinstance(obj, dict):
+        return ("dict", tuple((str(k), summarize(v, depth + 1)) for k, v in obj.items()))
+    if cls.__name__ == "dtype":
+        return ("dtype", str(obj).split(".")[-1])
+    if isinstance(obj, types.GeneratorType):
+        return ("generator",)
+    if hasattr(obj, "named_parameters") and hasattr(obj, "forward"):
+        return ("module", _norm_text(repr(obj)))
+    return ("object", cls.__name__)
+
+
+def run(source_steps: list[str], lib_name: str, seed: int = 0) -> Run:
+    """Execute the steps in one namespace with ``torch`` = ``lib_name``; record each step."""
+    import importlib
+
+    out = Run()
+    with torch_is(lib_name):
+        lib = importlib.import_module("tensorlab" if lib_name == "tensorlab" else "torch")
+        real_torch = sys.modules.get("torch") if lib_name == "torch" else None
+        state = real_torch.random.get_rng_state() if real_torch is not None else None
+        if real_torch is not None:
+            real_torch.manual_seed(seed)
+            state = real_torch.random.get_rng_state()
+        else:
+            lib.manual_seed(seed)
+        ns: dict = {"__name__": "__corpus__"}
+        with SharedRandom(lib, seed), _global_state_kept(lib):
+            for src in source_steps:
+                step = Step(src)
+                buf = io.StringIO()
+                try:
+                    with contextlib.redirect_stdout(buf):
+                        try:
+                            code = compile(src, "<corpus>", "eval")
+                        except SyntaxError:
+                            exec(compile(src, "<corpus>", "exec"), ns)
+                        else:
+                            step.value = summarize(eval(code, ns))
+                except Exception as e:  # noqa: BLE001 - the exception is the observation
+                    step.raised = type(e).__name__
+                    step.message = _norm_text(str(e)).split("\n")[0]
+                    if isinstance(e, (ModuleNotFoundError, ImportError, AttributeError)):
+                        out.missing = out.missing or step.message
+                step.printed = _norm_text(buf.getvalue())
+                out.steps.append(step)
+        if real_torch is not None:
+            out.untaped_random = not bool((real_torch.random.get_rng_state() == state).all().item())
+    return out
+
+
+# ---------------------------------------------------------------------------- comparison
+def _same_values(a: np.ndarray, b: np.ndarray) -> bool:
+    if a.shape != b.shape:
+        return False
+    if a.dtype.kind in "fc" or b.dtype.kind in "fc":
+        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        # sums in another order (BLAS, SIMD, conv algorithms) differ by a few ulp of the largest
+        # magnitude involved: a relative tolerance plus an absolute one scaled by that magnitude
+        rtol, ulps = {np.float16: (1e-2, 1e-2), np.float32: (1e-5, 2e-6)}.get(
+            a.dtype.type, (1e-10, 1e-13)
+        )
+        finite = np.abs(b64[np.isfinite(b64)])
+        scale = max(1.0, float(finite.max())) if finite.size else 1.0
+        return bool(np.allclose(a64, b64, rtol=rtol, atol=ulps * scale, equal_nan=True))
+    return bool(np.array_equal(a, b))
+
+
+def same(a, b, values: bool) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tuple) and a and a[0] == "tensor":
+        if b[0] != "tensor" or a[1:5] != b[1:5]:
+            return False
+        return not values or _same_values(a[5], b[5])
+    if isinstance(a, tuple):
+        if len(a) != len(b):
+            return False
+        if a and a[0] == "py" and isinstance(a[1], float) and isinstance(b[1], float):
+            return not values or bool(np.isclose(a[1], b[1], rtol=1e-5, equal_nan=True))
+        if a and a[0] in ("py", "module") and not values:
+            return True  # random values inside
+        return all(same(x, y, values) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray):
+        return not values or _same_values(a, b)
+    return a == b
+
+
+def compare(theirs: Run, ours: Run) -> str | None:
+    """None when ours agrees with theirs; otherwise the first difference, in words."""
+    values_all = not theirs.untaped_random
+    for t, o in zip(theirs.steps, ours.steps):
+        where = f"`{t.source.strip()[:80]}`"
+        # ``empty`` hands out whatever memory held: its values are nobody's
+        values = values_all and "empty" not in t.source
+        if t.raised or o.raised:
+            if t.raised != o.raised:
+                if o.raised:
+                    return f"{where}: tensorlab raised {o.raised}: {o.message}"
+                return f"{where}: torch raised {t.raised}, tensorlab did not"
+            continue
+        if not same(t.value, o.value, values):
+            return f"{where}: different result"
+        if values and t.printed != o.printed:
+            return f"{where}: printed differently"
+    return None
