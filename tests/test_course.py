@@ -287,7 +287,10 @@ def test_prediction_outputs_start_collapsed(stem):
     hidden = {i for i, c in enumerate(cells) if c["cell_type"] == "code" and _outputs_hidden(c)}
     head = {i: "".join(cells[i]["source"])[:60] for i in range(len(cells))}
     shown = sorted(predictions - hidden)
-    assert not shown, f"{stem}: prediction outputs in sight: {[head[i] for i in shown]}"
+    assert not shown, (
+        f"{stem}: prediction outputs in sight: {[head[i] for i in shown]} (give these cells "
+        '"collapsed": true and "jupyter": {"outputs_hidden": true} in their metadata)'
+    )
     extra = sorted(hidden - predictions)
     assert not extra, (
         f"{stem}: outputs hidden that answer no prediction: {[head[i] for i in extra]}"
