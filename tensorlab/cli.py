@@ -115,7 +115,11 @@ def cmd_grade(args) -> int:
     except ClusterUnavailable as e:
         return _usage_error("grade", str(e))
     except KeyboardInterrupt:
-        print("tensorlab grade: interrupted: no grades were written", file=sys.stderr)
+        print(
+            "tensorlab grade: interrupted: no grades were written (this run's files were "
+            f"undone: {args.out} is as it was before)",
+            file=sys.stderr,
+        )
         return 130
     except (OSError, ValueError, KeyError) as e:
         print(f"tensorlab grade: error: {e}", file=sys.stderr)

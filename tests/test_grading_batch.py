@@ -12,13 +12,11 @@ import copy
 import csv
 import hashlib
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from grading_cli import run_cli
 
 import tensorlab
 from tensorlab.grading.assign import load_release
@@ -31,6 +29,7 @@ EXERCISES = ROOT / "exercises"
 SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = sorted(p.name for p in SOLUTIONS.glob("*.ipynb"))
 STRIDES = "04_strides.ipynb"
+VIEWS = "05_views.ipynb"
 
 
 def _answers(notebook: str) -> dict[str, str]:
@@ -181,6 +180,28 @@ SCENARIOS = {
         lambda nb: (_drop("check")(nb), _drop("answer", "strides.expand")(nb)),
     ),
     "misconceived": (STRIDES, {"strides.transpose": TRANSPOSE_WRONG}, None),
+    # "using only view and repeat": right values, broken rule (and a helper to hide it)
+    "rule_breaker": (
+        VIEWS,
+        {
+            "views.interleave": (
+                "def _spread(x, r):\n    return x.repeat_interleave(r)\n\n\n"
+                "def interleave(x, r):\n    return _spread(x, r)\n"
+            )
+        },
+        None,
+    ),
+    # the rule kept; the learner's own test in the cell may use repeat_interleave
+    "rule_keeper": (
+        VIEWS,
+        {
+            "views.interleave": (
+                "def interleave(x, r):\n    return x.view(-1, 1).repeat(1, r).view(-1)\n\n\n"
+                "t = tensorlab.arange(4)\nassert interleave(t, 3).equal(t.repeat_interleave(3))\n"
+            )
+        },
+        None,
+    ),
 }
 
 
@@ -358,6 +379,24 @@ def test_misconception_reaches_the_grade_file(graded):
     )
 
 
+def test_a_broken_rule_scores_zero_and_is_named(graded):
+    """Exercise 5.5 says "using only view and repeat": right values through repeat_interleave
+    score 0 for that question, with the rule named; the rest of the notebook is unaffected."""
+    out = graded[0]
+    qs = _questions(out, "rule_breaker", VIEWS)
+    q = qs["views.interleave"]
+    assert q["status"] == "failed" and q["stage"] == "rules" and q["points"] == 0, q
+    assert "`repeat_interleave`" in q["message"] and "view and repeat only" in q["message"]
+    assert q["misconception"] == "forbidden"
+    others = [v for k, v in qs.items() if k != "views.interleave"]
+    assert others and all(v["status"] == "passed" for v in others)
+    kept = _questions(out, "rule_keeper", VIEWS)
+    assert all(v["status"] == "passed" for v in kept.values()), kept
+    row = {r["student"]: r for r in csv.DictReader((out / "gradebook.csv").open())}
+    assert row["rule_breaker"]["views.interleave"] == "0"
+    assert row["rule_keeper"]["views.interleave"] == "1"
+
+
 def test_invalid_json_is_recorded(graded):
     out = graded[0]
     (sub,) = [s for s in _student(out, "broken")["submissions"] if s["notebook"] == STRIDES]
@@ -367,17 +406,8 @@ def test_invalid_json_is_recorded(graded):
 
 
 # ---------------------------------------------------------------------------- the command line
-def _cli(*args, cwd=None):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    return subprocess.run(
-        [sys.executable, "-m", "tensorlab.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-    )
+def _cli(*args):
+    return run_cli(*args)
 
 
 def test_cli_grade_broken_batch_exits_zero(tmp_path):
@@ -404,13 +434,18 @@ def test_cli_grade_broken_batch_exits_zero(tmp_path):
 
 
 def test_cli_check_prints_the_verdicts(graded):
-    """``tensorlab check`` grades one notebook in a kernel and prints each question."""
+    """``tensorlab check`` grades notebooks in a kernel and prints each question (two at once:
+    one kernel process start for both)."""
     path = next(Path(p) for p in graded[2] if p.parent.name == "misconceived")
-    r = _cli("check", str(path), "--release", str(EXERCISES), "--cell-timeout", "20")
+    rule = next(Path(p) for p in graded[2] if p.parent.name == "rule_breaker")
+    r = _cli("check", str(path), str(rule), "--release", str(EXERCISES), "--cell-timeout", "20")
     assert r.returncode == 0, r.stderr
-    assert "5/6" in r.stdout
-    assert "✗ strides.transpose" in r.stdout and "✓ strides.slice" in r.stdout
-    assert "likely misconception: those are the strides a NEW contiguous tensor" in r.stdout
+    mine, theirs = r.stdout.split(f"{rule}:")
+    assert "5/6" in mine
+    assert "✗ strides.transpose" in mine and "✓ strides.slice" in mine
+    assert "likely misconception: those are the strides a NEW contiguous tensor" in mine
+    assert "✗ views.interleave" in theirs and "`repeat_interleave`" in theirs
+    assert "likely misconception: the exercise is to build repeat_interleave" in theirs
 
 
 def test_cli_grade_fails_without_release(tmp_path):

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import pytest
+from grading_cli import run_cli
 
 import tensorlab
 from tensorlab.grading.grade import UNASSIGNED, collect, grade, student_file
@@ -625,6 +626,8 @@ def test_a_killed_worker_is_retried_once_then_recorded_as_lost(tmp_path, monkeyp
 
 # ---------------------------------------------------------------------------- the command line
 def _cli(*args, env=None):
+    if env is None:
+        return run_cli(*args)
     full = dict(os.environ)
     full["PYTHONPATH"] = os.pathsep.join([str(ROOT), full.get("PYTHONPATH", "")])
     full.update(env or {})
@@ -662,8 +665,15 @@ def test_a_missing_or_wrong_path_is_a_usage_error(tmp_path, command, path, words
 
 
 def test_ctrl_c_leaves_no_partial_gradebook(tmp_path):
-    """Interrupted mid-run: exit 130, the running kernel ends, nothing is written."""
-    klass = tmp_path / "class"
+    """Interrupted mid-run: exit 130, the running kernel ends, and the run is undone: the
+    student it had already written is removed, an earlier run's files are back as they were
+    (the rule: an interrupted run leaves --out exactly as it found it)."""
+    klass, out = tmp_path / "class", tmp_path / "out"
+    (klass / "aaa").mkdir(parents=True)
+    (klass / "aaa" / STRIDES).write_text("broken")  # recorded (and written) before any kernel
+    grade([str(klass)], out, EXERCISES, progress=False, sandbox="none", seed=1)
+    (klass / "aaa" / STRIDES).write_text("still broken")
+    earlier = {p.name: p.read_bytes() for p in out.iterdir()}
     for student in ("ann", "bob"):
         (klass / student).mkdir(parents=True)
         slow = {"strides.transpose": "import time\n\ntime.sleep(120)\n"}
@@ -671,12 +681,18 @@ def test_ctrl_c_leaves_no_partial_gradebook(tmp_path):
     full = dict(os.environ)
     full["PYTHONPATH"] = os.pathsep.join([str(ROOT), full.get("PYTHONPATH", "")])
     cmd = [sys.executable, "-m", "tensorlab.cli", "grade", str(klass), "--out",
-           str(tmp_path / "out"), "--release", str(EXERCISES), "--sandbox", "none",
+           str(out), "--release", str(EXERCISES), "--sandbox", "none",
            "--cell-timeout", "200", "--quiet"]  # fmt: skip
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=full)
-    time.sleep(15)
+    deadline = time.monotonic() + 60
+    while json.loads((out / "aaa.json").read_text())["submissions"][0]["sha256"] == (
+        hashlib.sha256(b"broken").hexdigest()
+    ):  # the run has rewritten aaa.json: it is under way
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.2)
+    time.sleep(8)  # the kernels are running
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "no grades were written" in err
-    assert not (tmp_path / "out").exists()
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == earlier
