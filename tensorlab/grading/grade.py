@@ -947,10 +947,11 @@ class Results:
     Every file is written atomically (a temporary file, then ``os.replace``). A student's
     ``<student>.json`` is written when the last of their notebooks in this run is graded (never
     a half-graded student), then ``gradebook.csv`` is rewritten (at most once a second, and at
-    the end): it always agrees with the JSON files, holding the students completed so far and
-    the rows of earlier runs into ``out_dir``, which are kept (a student being regraded keeps
-    their old row until they complete). ``finish`` rewrites every file once more, as one
-    batch run would (the columns and the ``missing`` notebooks of the whole class).
+    the end): it holds the students completed so far (at most a second behind their JSON
+    files) and the rows of earlier runs into ``out_dir``, which are kept (a student being
+    regraded keeps their old row until they complete). The columns are the whole run's from
+    the start. ``finish`` writes the gradebook and every student's file that differs from
+    what is on disk (students of earlier runs get this run's settings and columns).
 
     ``abort`` (Ctrl-C) undoes the run: every file it replaced is put back, every file it
     added is removed, and ``out_dir`` too if the run created it. The previous versions are
@@ -964,6 +965,7 @@ class Results:
         self.created = False
         self.undo: Path | None = None
         self.touched: dict[str, bool] = {}  # file name -> existed before this run
+        self.written: dict[str, bytes] = {}  # file name -> sha256 of what this run wrote there
         self.by_student: dict[str, dict[str, dict]] = {}
         if self.out.is_dir():
             for student, subs in _previous(self.out).items():
@@ -1009,7 +1011,11 @@ class Results:
 
     def _write_student(self, student: str) -> dict:
         doc = self._doc(student)
-        self._write(doc["file"], (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode())
+        data = (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode("utf-8")
+        digest = hashlib.sha256(data).digest()
+        if self.written.get(doc["file"]) != digest:  # finish() need not rewrite the same bytes
+            self._write(doc["file"], data)
+            self.written[doc["file"]] = digest
         self.rows[student] = _gradebook_row(doc, self.qids)
         return doc
 
