@@ -80,6 +80,25 @@ def cmd_assign(args) -> int:
     return 0
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (a batch scheduler, ``kill``): handled like Ctrl-C, the run is undone."""
+
+
+def _on_sigterm(exc: type[BaseException]):
+    """Raise ``exc`` on SIGTERM from now on; returns what restores the previous handler."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def handler(signum, frame):
+        raise exc()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    return lambda: signal.signal(signal.SIGTERM, previous)
+
+
 def cmd_grade(args) -> int:
     from .grading.cluster import ClusterUnavailable
     from .grading.grade import grade
@@ -98,6 +117,7 @@ def cmd_grade(args) -> int:
         print(f"tensorlab grade: error: {e}", file=sys.stderr)
         return 1
     _sandbox_note("grade", mode)
+    restore = _on_sigterm(_Terminated)
     try:
         summary = grade(
             args.submissions,
@@ -114,16 +134,19 @@ def cmd_grade(args) -> int:
         )
     except ClusterUnavailable as e:
         return _usage_error("grade", str(e))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
+        what = "terminated" if isinstance(e, _Terminated) else "interrupted"
         print(
-            "tensorlab grade: interrupted: no grades were written (this run's files were "
+            f"tensorlab grade: {what}: no grades were written (this run's files were "
             f"undone: {args.out} is as it was before)",
             file=sys.stderr,
         )
-        return 130
+        return 143 if isinstance(e, _Terminated) else 130
     except (OSError, ValueError, KeyError) as e:
         print(f"tensorlab grade: error: {e}", file=sys.stderr)
         return 1
+    finally:
+        restore()
     print(
         f"graded {summary['submissions']} submissions from {summary['students']} students in "
         f"{summary['seconds']:.1f} s (seed {summary['seed']}, sandbox {mode}); results in "

@@ -664,10 +664,11 @@ def test_a_missing_or_wrong_path_is_a_usage_error(tmp_path, command, path, words
     assert not (tmp_path / "out").exists() and r.stdout == ""
 
 
-def test_ctrl_c_leaves_no_partial_gradebook(tmp_path):
-    """Interrupted mid-run: exit 130, the running kernel ends, and the run is undone: the
-    student it had already written is removed, an earlier run's files are back as they were
-    (the rule: an interrupted run leaves --out exactly as it found it)."""
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_ctrl_c_leaves_no_partial_gradebook(tmp_path, sig, code):
+    """Interrupted mid-run (Ctrl-C, or SIGTERM from a batch scheduler): exit 130 (143), and the
+    run is undone: the student it had already written is removed, an earlier run's files are
+    back as they were (the rule: an interrupted run leaves --out exactly as it found it)."""
     klass, out = tmp_path / "class", tmp_path / "out"
     (klass / "aaa").mkdir(parents=True)
     (klass / "aaa" / STRIDES).write_text("broken")  # recorded (and written) before any kernel
@@ -691,8 +692,8 @@ def test_ctrl_c_leaves_no_partial_gradebook(tmp_path):
         assert time.monotonic() < deadline and proc.poll() is None
         time.sleep(0.2)
     time.sleep(4)  # the kernels are starting or running
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    assert proc.returncode == code, err
     assert "no grades were written" in err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == earlier
