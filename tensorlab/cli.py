@@ -279,10 +279,11 @@ GRADE_DESCRIPTION = (
     "Grade submitted notebooks: each is rebuilt from the released template (only the answer "
     "cells are taken), run in a fresh kernel inside an OS sandbox (bubblewrap) with time and "
     "memory limits, and judged against references the kernel never sees. SUBMISSIONS are "
-    "notebooks or class folders of <student>/<NN_topic>.ipynb. Writes DIR/<student>.json and "
-    "DIR/gradebook.csv (students already in DIR keep their rows). Broken submissions are "
-    "recorded, never fatal: the exit status is 0 when every submission was recorded, 1 when "
-    "the grader itself fails, 2 for a usage error."
+    "notebooks or class folders of <student>/<NN_topic>.ipynb. Writes DIR/<student>.json as "
+    "each student completes and DIR/gradebook.csv, atomically (students already in DIR keep "
+    "their rows); Ctrl-C or SIGTERM undoes the run. Broken submissions are recorded, never "
+    "fatal: the exit status is 0 when every submission was recorded, 1 when the grader itself "
+    "fails, 2 for a usage error, 130/143 when interrupted."
 )
 CHECK_DESCRIPTION = (
     "Grade your own notebook(s) exactly as `tensorlab grade` would and print each question's "
