@@ -1,16 +1,24 @@
 """The grade files: written atomically as students complete, an interrupted run undone.
 
-No kernel runs here: records are made by the grader itself (unreadable notebooks) or by hand,
-and the kernel pool is replaced where a test needs a run to be interrupted midway.
+Records are made by the grader itself (unreadable notebooks) or by hand, and the kernel pool
+is replaced where a test needs a run to be interrupted midway; only the last tests, which
+interrupt a real ``tensorlab grade`` process, start kernels.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
+from grading_class import submission
 
 from tensorlab.grading import grade as grade_module
 from tensorlab.grading.assign import load_release
@@ -188,3 +196,38 @@ def test_records_from_a_cluster_are_written_as_they_arrive(tmp_path, manifest, m
     )
     assert on_disk == [6.0] and summary["students"] == 3
     assert _rows(out)["zed"]["score"] == "6"
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_ctrl_c_leaves_no_partial_gradebook(tmp_path, sig, code):
+    """Interrupted mid-run (Ctrl-C, or SIGTERM from a batch scheduler): exit 130 (143), and the
+    run is undone: the student it had already written is removed, an earlier run's files are
+    back as they were (the rule: an interrupted run leaves --out exactly as it found it)."""
+    klass, out = tmp_path / "class", tmp_path / "out"
+    (klass / "aaa").mkdir(parents=True)
+    (klass / "aaa" / STRIDES).write_text("broken")  # recorded (and written) before any kernel
+    grade([str(klass)], out, EXERCISES, progress=False, sandbox="none", seed=1)
+    (klass / "aaa" / STRIDES).write_text("still broken")
+    earlier = {p.name: p.read_bytes() for p in out.iterdir()}
+    for student in ("ann", "bob"):
+        (klass / student).mkdir(parents=True)
+        slow = {"strides.transpose": "import time\n\ntime.sleep(120)\n"}
+        (klass / student / STRIDES).write_text(json.dumps(submission(STRIDES, slow)))
+    full = dict(os.environ)
+    full["PYTHONPATH"] = os.pathsep.join([str(ROOT), full.get("PYTHONPATH", "")])
+    cmd = [sys.executable, "-m", "tensorlab.cli", "grade", str(klass), "--out",
+           str(out), "--release", str(EXERCISES), "--sandbox", "none",
+           "--cell-timeout", "200", "--quiet"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=full)
+    deadline = time.monotonic() + 60
+    while json.loads((out / "aaa.json").read_text())["submissions"][0]["sha256"] == (
+        hashlib.sha256(b"broken").hexdigest()
+    ):  # the run has rewritten aaa.json: it is under way
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.2)
+    time.sleep(4)  # the kernels are starting or running
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, err
+    assert "no grades were written" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == earlier
