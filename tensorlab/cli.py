@@ -80,6 +80,25 @@ def cmd_assign(args) -> int:
     return 0
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (a batch scheduler, ``kill``): handled like Ctrl-C, the run is undone."""
+
+
+def _on_sigterm(exc: type[BaseException]):
+    """Raise ``exc`` on SIGTERM from now on; returns what restores the previous handler."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def handler(signum, frame):
+        raise exc()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    return lambda: signal.signal(signal.SIGTERM, previous)
+
+
 def cmd_grade(args) -> int:
     from .grading.cluster import ClusterUnavailable
     from .grading.grade import grade
@@ -98,6 +117,7 @@ def cmd_grade(args) -> int:
         print(f"tensorlab grade: error: {e}", file=sys.stderr)
         return 1
     _sandbox_note("grade", mode)
+    restore = _on_sigterm(_Terminated)
     try:
         summary = grade(
             args.submissions,
@@ -114,12 +134,19 @@ def cmd_grade(args) -> int:
         )
     except ClusterUnavailable as e:
         return _usage_error("grade", str(e))
-    except KeyboardInterrupt:
-        print("tensorlab grade: interrupted: no grades were written", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        what = "terminated" if isinstance(e, _Terminated) else "interrupted"
+        print(
+            f"tensorlab grade: {what}: no grades were written (this run's files were "
+            f"undone: {args.out} is as it was before)",
+            file=sys.stderr,
+        )
+        return 143 if isinstance(e, _Terminated) else 130
     except (OSError, ValueError, KeyError) as e:
         print(f"tensorlab grade: error: {e}", file=sys.stderr)
         return 1
+    finally:
+        restore()
     print(
         f"graded {summary['submissions']} submissions from {summary['students']} students in "
         f"{summary['seconds']:.1f} s (seed {summary['seed']}, sandbox {mode}); results in "
@@ -252,10 +279,11 @@ GRADE_DESCRIPTION = (
     "Grade submitted notebooks: each is rebuilt from the released template (only the answer "
     "cells are taken), run in a fresh kernel inside an OS sandbox (bubblewrap) with time and "
     "memory limits, and judged against references the kernel never sees. SUBMISSIONS are "
-    "notebooks or class folders of <student>/<NN_topic>.ipynb. Writes DIR/<student>.json and "
-    "DIR/gradebook.csv (students already in DIR keep their rows). Broken submissions are "
-    "recorded, never fatal: the exit status is 0 when every submission was recorded, 1 when "
-    "the grader itself fails, 2 for a usage error."
+    "notebooks or class folders of <student>/<NN_topic>.ipynb. Writes DIR/<student>.json as "
+    "each student completes and DIR/gradebook.csv, atomically (students already in DIR keep "
+    "their rows); Ctrl-C or SIGTERM undoes the run. Broken submissions are recorded, never "
+    "fatal: the exit status is 0 when every submission was recorded, 1 when the grader itself "
+    "fails, 2 for a usage error, 130/143 when interrupted."
 )
 CHECK_DESCRIPTION = (
     "Grade your own notebook(s) exactly as `tensorlab grade` would and print each question's "

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from grading_cli import run_cli
 
 from tensorlab.grading import all_questions
 from tensorlab.grading.assign import AssignError, assign, replace_regions
@@ -210,15 +210,7 @@ def test_malformed_solutions_are_refused_with_a_clear_message(tmp_path, case):
 
 
 def test_cli_assign(tmp_path):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    run = lambda *a: subprocess.run(  # noqa: E731
-        [sys.executable, "-m", "tensorlab.cli", "assign", *map(str, a)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    run = lambda *a: run_cli("assign", *a)  # noqa: E731
     r = run(SOLUTIONS, tmp_path / "ok")
     assert r.returncode == 0, r.stderr
     assert f"({len(all_questions())} questions)" in r.stdout
@@ -248,9 +240,13 @@ def test_solutions_are_saved_executed(tmp_path):
     pytest.importorskip("nbclient")
     from tensorlab.grading.kernel import Kernel
 
-    for path in sorted(SOLUTIONS.glob("*.ipynb")):
-        nb = nbformat.read(path, as_version=4)
-        with Kernel(tmp_path, memory=0, grading=False) as kernel:
+    # one kernel for all of them, in a fresh namespace each (as the exercises' run-through in
+    # test_grading_check.py): a kernel start costs seconds, and a notebook that leaked state
+    # into the next one would show here as a difference, never hide one
+    with Kernel(tmp_path, memory=0, grading=False) as kernel:
+        for path in sorted(SOLUTIONS.glob("*.ipynb")):
+            nb = nbformat.read(path, as_version=4)
+            assert kernel.run("%reset -f", 60).status == "ok"
             for cell in nb.cells:
                 if cell.cell_type != "code":
                     continue

@@ -297,3 +297,69 @@ def test_saved_pictures_are_shown_1_to_1(stem):
             if png:
                 w, _ = _png_size(png)
                 assert w <= MAX_PICTURE_PX, (stem, "".join(c["source"])[:60], w)
+
+
+# A "predict, then run" cell is a code cell whose output is the answer: the code right after a
+# prompt (PROMPT above), or right before a folded Answer block (lesson 06 asks in a heading and
+# folds a worked prediction between the prompt and the run).
+ANSWER = re.compile(r"<details><summary><b>Answer</b>")
+
+
+def prediction_cells(cells: list[dict]) -> set[int]:
+    text = ["".join(c["source"]) for c in cells]
+    found: set[int] = set()
+    for i, c in enumerate(cells):
+        if c["cell_type"] != "markdown":
+            continue
+        if PROMPT.search(text[i]):
+            j = i + 1
+            while j < len(cells) and cells[j]["cell_type"] == "code":
+                found.add(j)
+                j += 1
+        if ANSWER.match(text[i].lstrip()):
+            j = i - 1
+            while j >= 0 and cells[j]["cell_type"] == "code":
+                found.add(j)
+                j -= 1
+    return found
+
+
+def _outputs_hidden(cell: dict) -> bool:
+    meta = cell.get("metadata", {})
+    return meta.get("jupyter", {}).get("outputs_hidden") is True and meta.get("collapsed") is True
+
+
+@pytest.mark.parametrize("stem", ALL)
+def test_prediction_outputs_start_collapsed(stem):
+    """The saved output of a prediction cell is the answer: it is kept (nbval compares it) but
+    starts collapsed, in JupyterLab (``jupyter.outputs_hidden``) and in the classic Notebook
+    (``collapsed``); running the cell shows it. No other output is hidden."""
+    cells = load(stem)["cells"]
+    predictions = prediction_cells(cells)
+    hidden = {i for i, c in enumerate(cells) if c["cell_type"] == "code" and _outputs_hidden(c)}
+    head = {i: "".join(cells[i]["source"])[:60] for i in range(len(cells))}
+    shown = sorted(predictions - hidden)
+    assert not shown, (
+        f"{stem}: prediction outputs in sight: {[head[i] for i in shown]} (give these cells "
+        '"collapsed": true and "jupyter": {"outputs_hidden": true} in their metadata)'
+    )
+    extra = sorted(hidden - predictions)
+    assert not extra, (
+        f"{stem}: outputs hidden that answer no prediction: {[head[i] for i in extra]}"
+    )
+    for i in predictions:
+        assert cells[i].get("outputs"), f"{stem}: prediction cell saved without output: {head[i]}"
+    half = [
+        i
+        for i, c in enumerate(cells)
+        if bool(c.get("metadata", {}).get("jupyter", {}).get("outputs_hidden"))
+        != bool(c.get("metadata", {}).get("collapsed"))
+    ]
+    assert not half, f"{stem}: collapsed for one front end only: {[head[i] for i in half]}"
+
+
+def test_every_lesson_up_to_13_asks_for_predictions():
+    """The collapsed-output test above would pass vacuously if the prompts were not found."""
+    for stem in ALL:
+        if int(stem[:2]) <= 13:
+            assert prediction_cells(load(stem)["cells"]), f"{stem}: no prediction cell found"

@@ -3,16 +3,17 @@ a worker killed mid-run costs nothing, an unreachable scheduler is a usage error
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from grading_cli import run_cli
 
 from tensorlab.grading.grade import grade, student_file
 from tensorlab.grading.sandbox import probe
@@ -54,7 +55,57 @@ def _comparable(out: Path, student: str) -> list[dict]:
     return subs
 
 
-def test_a_local_cluster_grades_exactly_like_a_local_run(tmp_path):
+@contextlib.contextmanager
+def _watching(out: Path):
+    """{file name: when it first appeared} in ``out`` while the block runs; every file read
+    must be whole (valid JSON or CSV with a header) whenever it is read."""
+    first_seen: dict[str, float] = {}
+    stop = threading.Event()
+    errors: list = []
+
+    def watch():
+        while not stop.is_set():
+            for path in out.glob("*") if out.is_dir() else ():
+                if path.name.startswith("."):
+                    continue
+                try:
+                    text = path.read_text()
+                except FileNotFoundError:
+                    continue
+                if path.suffix == ".json":
+                    try:
+                        json.loads(text)
+                    except ValueError as e:
+                        errors.append((path.name, e))
+                elif not text.startswith("student,"):
+                    errors.append((path.name, text[:80]))
+                first_seen.setdefault(path.name, time.monotonic())
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    try:
+        yield first_seen
+    finally:
+        first_seen["<end>"] = time.monotonic()
+        stop.set()
+        thread.join()
+    assert not errors, errors
+
+
+@pytest.fixture(scope="module")
+def local_cluster():
+    """(client, cluster): one LocalCluster of 2 worker processes for this module's tests, made
+    as ``--cluster local:2`` makes it (starting one costs seconds: once is enough)."""
+    from tensorlab.grading.cluster import connect
+
+    client, cluster = connect("local:2")
+    yield client, cluster
+    client.close()
+    cluster.close()
+
+
+def test_a_local_cluster_grades_exactly_like_a_local_run(tmp_path, local_cluster):
     klass = tmp_path / "class"
     _write(klass / "solved" / STRIDES)
     _write(klass / "wrong" / STRIDES, {"strides.transpose": "transposed_layout = 1\n"})
@@ -64,8 +115,13 @@ def test_a_local_cluster_grades_exactly_like_a_local_run(tmp_path):
     (klass / "broken").mkdir()
     (klass / "broken" / STRIDES).write_text("{")
     kw = dict(seed=3, progress=False, sandbox=SANDBOX, cell_timeout=20, timeout=120)
-    local = grade([str(klass)], tmp_path / "local", EXERCISES, jobs=1, **kw)
-    dask = grade([str(klass)], tmp_path / "dask", EXERCISES, cluster="local:2", **kw)
+    local = grade([str(klass)], tmp_path / "local", EXERCISES, jobs=2, **kw)
+    address = local_cluster[1].scheduler_address
+    with _watching(tmp_path / "dask") as first_seen:
+        dask = grade([str(klass)], tmp_path / "dask", EXERCISES, cluster=address, **kw)
+    # the files were written as the records arrived, not all at the end, each one whole
+    first = min(first_seen.get(f"{s}.json", math.inf) for s in ("solved", "wrong", "blank"))
+    assert first < first_seen["<end>"] - 0.3, first_seen
     assert [r["path"] for r in dask["records"]] == [r["path"] for r in local["records"]]
     for student in ("solved", "wrong", "blank", "broken"):
         assert _comparable(tmp_path / "dask", student) == _comparable(tmp_path / "local", student)
@@ -75,19 +131,14 @@ def test_a_local_cluster_grades_exactly_like_a_local_run(tmp_path):
     assert json.loads((tmp_path / "dask" / "solved.json").read_text())["score"] == 6
 
 
-def test_a_worker_killed_mid_run_costs_no_notebook(tmp_path):
+def test_a_worker_killed_mid_run_costs_no_notebook(tmp_path, local_cluster):
     """Dask reschedules the killed worker's task: every notebook graded once, none lost."""
-    from distributed import Client, LocalCluster
-
+    client, cluster = local_cluster
     klass = tmp_path / "class"
     slow = {"strides.transpose": "import time\n\ntime.sleep(3)\n" + _answers()["strides.transpose"]}
     students = [f"s{i}" for i in range(4)]
     for s in students:
         _write(klass / s / STRIDES, slow)
-    cluster = LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-    )
-    client = Client(cluster)
     killed: list[int] = []
 
     def kill_one_busy_worker():
@@ -117,8 +168,6 @@ def test_a_worker_killed_mid_run_costs_no_notebook(tmp_path):
         )
     finally:
         killer.join()
-        client.close()
-        cluster.close()
     assert killed, "no worker was killed"
     paths = [r["path"] for r in summary["records"]]
     assert sorted(paths) == sorted(str(klass / s / STRIDES) for s in students)
@@ -129,16 +178,8 @@ def test_a_worker_killed_mid_run_costs_no_notebook(tmp_path):
         assert sub["status"] == "graded" and sub["score"] == 6, sub
 
 
-def _cli(*args, timeout=120):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    return subprocess.run(
-        [sys.executable, "-m", "tensorlab.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-    )
+def _cli(*args):
+    return run_cli(*args)
 
 
 @pytest.mark.parametrize("address", ["tcp://127.0.0.1:1", "local:0", "nonsense"])

@@ -289,3 +289,47 @@ def test_numbers_given_as_tensors_are_read_as_numbers():
     f = compare(dec(tensorlab.tensor([1.0, 2.0, 3.0])), (1.0, 2.0), Expect())
     assert f.stage == "shape"
     assert compare(dec(tensorlab.tensor([[1.0, 2.0]])), (1.0, 2.0), Expect()).stage == "type"
+
+
+# ---------------------------------------------------------------------------- rules, from source
+INTERLEAVE_OK = "def interleave(x, r):\n    return x.view(-1, 1).repeat(1, r).view(-1)\n"
+TEMPLATE = "import numpy as np  # noqa: F401\n\nimport tensorlab\nx = tensorlab.arange(3).numpy()\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "context", "broken"),
+    [
+        (INTERLEAVE_OK, [TEMPLATE], None),
+        # a self-test in the same cell is not the function
+        (INTERLEAVE_OK + "assert interleave(t, 2).equal(t.repeat_interleave(2))\n", [], None),
+        # a parameter named like a template global that went through numpy is not that global
+        ("def interleave(x, r):\n    y = x\n    return y.view(-1, 1).repeat(1, r).view(-1)\n",
+         [TEMPLATE], None),
+        ("def interleave(x, r):\n    return x.repeat_interleave(r)\n", [], "repeat_interleave"),
+        ("def interleave(x, r):\n    return getattr(x, 'repeat_interleave')(r)\n", [],
+         "repeat_interleave"),
+        ("interleave = lambda x, r: x.repeat_interleave(r)\n", [], "repeat_interleave"),
+        # a helper in another answer cell, an alias, a module alias from the template
+        ("def interleave(x, r):\n    return _spread(x, r)\n",
+         ["def _spread(x, r):\n    return x.repeat_interleave(r)\n"], "repeat_interleave"),
+        ("ri = tensorlab.Tensor.repeat_interleave\n\n\ndef interleave(x, r):\n    return ri(x, r)\n",
+         [], "repeat_interleave"),
+        ("def interleave(x, r):\n    return tensorlab.tensor(np.repeat(x, r))\n", [TEMPLATE],
+         "numpy"),
+        ("def interleave(x, r):\n    import numpy\n    return numpy.repeat(x, r)\n", [], "numpy"),
+        ("def interleave(x, r):\n    return tensorlab.tensor([v for v in x.tolist() for _ in range(r)])\n",
+         [], "tolist"),
+        # not defined by a def or an assignment in its cell: the whole cell counts
+        ("exec('def interleave(x, r): return x.repeat_interleave(r)')\n", [], "repeat_interleave"),
+    ],
+)  # fmt: skip
+def test_answer_names_find_what_the_function_uses(source, context, broken):
+    from tensorlab.grading.judge import answer_names, rule_violation
+    from tensorlab.grading.registry import get
+
+    q = get("views.interleave")
+    message = rule_violation(q, answer_names(q.name, source, [*context, source]))
+    if broken is None:
+        assert message is None
+    else:
+        assert message is not None and f"`{broken}`" in message

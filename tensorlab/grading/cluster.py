@@ -8,9 +8,11 @@ no shared file system, only tensorlab (``pip install tensorlab[cluster]``) and b
 
 Faults are Dask's: a worker that dies mid-task has its tasks rescheduled on another worker, and
 each notebook's record is taken once (the task's key is unique). A worker whose sandbox cannot
-start records that, per notebook, as a grader error. The client writes the grade files only
-when every record is in (Ctrl-C leaves no partial gradebook). ``distributed`` is imported only
-here, only when ``--cluster`` is used.
+start records that, per notebook, as a grader error. The client hands each record to
+``progress.update`` as it arrives: in ``grade`` that writes the student's grade file and the
+gradebook atomically once the student is complete, exactly as a local run does, and Ctrl-C
+undoes the run (``grade.Results``). ``distributed`` is imported only here, only when
+``--cluster`` is used.
 
 ``ADDRESS``: ``tcp://host:8786`` (a running scheduler: ``dask scheduler``, then
 ``dask worker tcp://host:8786`` on each machine) or ``local:N`` (a ``LocalCluster`` of N worker
@@ -60,11 +62,32 @@ def connect(address: str):
         raise ClusterUnavailable(
             f"invalid cluster address {address!r} (use tcp://HOST:PORT or local:N)"
         )
+    _reachable(address)
     try:
         return Client(address, timeout=CONNECT_TIMEOUT), None
     except (OSError, TimeoutError, ValueError) as e:
         raise ClusterUnavailable(
             f"cannot reach the Dask scheduler at {address}: {type(e).__name__}: {e}"
+        ) from None
+
+
+def _reachable(address: str) -> None:
+    """A ``tcp://`` scheduler that refuses connections or does not answer is reported at once
+    (Dask's client would keep retrying for ``CONNECT_TIMEOUT`` seconds first)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(address)
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:  # a port that is not a number: Dask reports it
+        return
+    if parts.scheme != "tcp" or not host or not port:
+        return  # another transport, or no port: Dask checks it
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_TIMEOUT).close()
+    except OSError as e:
+        raise ClusterUnavailable(
+            f"cannot reach the Dask scheduler at {address}: {e.strerror or type(e).__name__}"
         ) from None
 
 
@@ -95,7 +118,9 @@ def task(job, manifest: dict, settings) -> dict:
 
 
 def run(jobs: list, manifest: dict, settings, address: str, progress) -> list[dict]:
-    """Grade ``jobs`` on the cluster at ``address``; the records, in the order of ``jobs``."""
+    """Grade ``jobs`` on the cluster at ``address``; the records, in the order of ``jobs``.
+
+    ``progress.update(record)`` is called once per notebook, as its record arrives."""
     from distributed import as_completed
 
     from .grade import _clip, _lost

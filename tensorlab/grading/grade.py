@@ -26,8 +26,9 @@ For each notebook:
 Per-question status: passed | failed | not_attempted | error | timeout | kernel_died | missing
 (| grader_error). A notebook whose grading fails (its worker killed, a grader error) is graded
 once more; if it fails again it is recorded as lost: 0 points of its full max score.
-``DIR/<student>.json`` and ``DIR/gradebook.csv`` are written atomically, merged with what earlier
-runs wrote there; submissions are only read.
+``DIR/<student>.json`` and ``DIR/gradebook.csv`` are written atomically as students complete
+(``Results``), merged with what earlier runs wrote there; an interrupted run (Ctrl-C) is undone;
+submissions are only read.
 """
 
 from __future__ import annotations
@@ -457,6 +458,19 @@ def _judge(q, answer, seed: int):
     return judge_value(q, value) if q.kind == "value" else judge_function(q, value, seed)
 
 
+def _rule_verdict(q, cells: list[ExecCell]):
+    """The failed verdict of an answer that breaks its question's rules (``q.forbidden``), read
+    from the source the grader spliced in (the kernel is never asked), else None."""
+    from .judge import answer_names, rule_verdict, rule_violation
+
+    own = [c.source for c in cells if c.qid == q.id]
+    if not own:
+        return None
+    used = answer_names(q.name, own[-1], [c.source for c in cells])
+    broken = rule_violation(q, used)
+    return rule_verdict(q, broken) if broken else None
+
+
 def _clip(text, n: int = 500) -> str:
     text = "" if text is None else str(text)
     return text if len(text) <= n else text[: n - 1] + "…"
@@ -652,6 +666,8 @@ def grade_notebook(job: Job, manifest: dict, settings: Settings) -> dict:
                         {qid: info}, "error", f"the kernel sent a malformed answer: {_clip(e, 200)}"
                     )[qid]
                     continue
+                if q.forbidden and verdict.passed:
+                    verdict = _rule_verdict(q, cells) or verdict
                 results[qid] = verdict.as_record(float(info["points"]))
         except _OutOfTime:
             reason = f"the notebook did not finish within {settings.timeout:g} s"
@@ -912,6 +928,162 @@ def _previous(out_dir: Path) -> dict[str, list[dict]]:
     return found
 
 
+def _gradebook_row(doc: dict, qids: list[str]) -> list[str]:
+    points = {}
+    for sub in doc["submissions"]:
+        if sub.get("notebook"):
+            for qid, rec in sub.get("questions", {}).items():
+                points[qid] = rec["points"]
+    row = [doc["student"], f"{doc['score']:g}", f"{doc['max_score']:g}", f"{doc['lost']:g}"]
+    return row + [f"{points[q]:g}" if q in points else "" for q in qids]
+
+
+UNDO_PREFIX = ".tensorlab-undo-"
+
+
+class Results:
+    """The grade files of one run into ``out_dir``, written as students complete.
+
+    Every file is written atomically (a temporary file, then ``os.replace``). A student's
+    ``<student>.json`` is written when the last of their notebooks in this run is graded (never
+    a half-graded student), then ``gradebook.csv`` is rewritten (at most once a second, and at
+    the end): it holds the students completed so far (at most a second behind their JSON
+    files) and the rows of earlier runs into ``out_dir``, which are kept (a student being
+    regraded keeps their old row until they complete). The columns are the whole run's from
+    the start. ``finish`` writes the gradebook and every student's file that differs from
+    what is on disk (students of earlier runs get this run's settings and columns).
+
+    ``abort`` (Ctrl-C) undoes the run: every file it replaced is put back, every file it
+    added is removed, and ``out_dir`` too if the run created it. The previous versions are
+    kept as hard links (else copies) in a hidden ``.tensorlab-undo-*`` folder of ``out_dir``
+    until the run finishes or is undone.
+    """
+
+    def __init__(self, out_dir, manifest: dict, settings: Settings, jobs=(), min_interval=1.0):
+        self.out = Path(out_dir)
+        self.manifest, self.settings = manifest, settings
+        self.created = False
+        self.undo: Path | None = None
+        self.touched: dict[str, bool] = {}  # file name -> existed before this run
+        self.written: dict[str, bytes] = {}  # file name -> sha256 of what this run wrote there
+        self.by_student: dict[str, dict[str, dict]] = {}
+        if self.out.is_dir():
+            for student, subs in _previous(self.out).items():
+                self.by_student[student] = {_key(r): r for r in subs}
+        self.pending: dict[str, int] = {}
+        self.incoming: dict[str, list[dict]] = {}
+        for job in jobs:
+            self.pending[job.student] = self.pending.get(job.student, 0) + 1
+        names = {job.notebook for job in jobs} | {
+            r.get("notebook") for subs in self.by_student.values() for r in subs.values()
+        }
+        self.notebooks = sorted(n for n in names if n in manifest["notebooks"])
+        self.qids = [q for nb in self.notebooks for q in manifest["notebooks"][nb]["questions"]]
+        self.rows: dict[str, list[str]] = {}
+        for student in self.by_student:
+            self.rows[student] = _gradebook_row(self._doc(student), self.qids)
+        self.min_interval = min_interval
+        self.last_gradebook = -math.inf
+
+    # -- files
+    def _doc(self, student: str) -> dict:
+        subs = list(self.by_student[student].values())
+        return _student_file(student, subs, self.notebooks, self.manifest, self.settings)
+
+    def _write(self, name: str, data: bytes) -> None:
+        if not self.out.is_dir():
+            self.out.mkdir(parents=True)
+            self.created = True
+        path = self.out / name
+        if name not in self.touched:
+            existed = path.exists()
+            if existed:
+                if self.undo is None:
+                    self.undo = Path(tempfile.mkdtemp(prefix=UNDO_PREFIX, dir=self.out))
+                try:
+                    os.link(path, self.undo / name)
+                except OSError:  # no hard links here: a copy
+                    import shutil
+
+                    shutil.copy2(path, self.undo / name)
+            self.touched[name] = existed
+        write_atomic(path, data)
+
+    def _write_student(self, student: str) -> dict:
+        doc = self._doc(student)
+        data = (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode("utf-8")
+        digest = hashlib.sha256(data).digest()
+        if self.written.get(doc["file"]) != digest:  # finish() need not rewrite the same bytes
+            self._write(doc["file"], data)
+            self.written[doc["file"]] = digest
+        self.rows[student] = _gradebook_row(doc, self.qids)
+        return doc
+
+    def _write_gradebook(self) -> None:
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(["student", "score", "max_score", "lost", *self.qids])
+        for student in sorted(self.rows):
+            writer.writerow(self.rows[student])
+        self._write("gradebook.csv", buf.getvalue().encode("utf-8"))
+        self.last_gradebook = time.monotonic()
+
+    # -- the run
+    def add(self, record: dict) -> None:
+        """A notebook's final record: its student's files are written once they are complete."""
+        student = record["student"]
+        self.incoming.setdefault(student, []).append(record)
+        left = self.pending.get(student, 1) - 1
+        self.pending[student] = left
+        if left > 0:
+            return
+        subs = self.by_student.setdefault(student, {})
+        for r in self.incoming.pop(student):
+            subs[_key(r)] = r
+        self._write_student(student)
+        if time.monotonic() - self.last_gradebook >= self.min_interval:
+            self._write_gradebook()
+
+    def finish(self) -> list[dict]:
+        """Every student's file and the gradebook, final; the undo folder removed."""
+        for student, records in self.incoming.items():  # never complete: e.g. a job not run
+            subs = self.by_student.setdefault(student, {})
+            for r in records:
+                subs[_key(r)] = r
+        self.incoming = {}
+        docs = [self._write_student(student) for student in sorted(self.by_student)]
+        self._write_gradebook()
+        self._drop_undo()
+        return docs
+
+    def abort(self) -> None:
+        """Undo the run: the files it replaced put back, the files it added removed."""
+        for name, existed in self.touched.items():
+            try:
+                if existed and self.undo is not None:
+                    os.replace(self.undo / name, self.out / name)
+                elif not existed:
+                    (self.out / name).unlink(missing_ok=True)
+            except OSError:
+                pass
+        self.touched = {}
+        self._drop_undo()
+        for leftover in self.out.glob(f".*.tmp-{os.getpid()}") if self.out.is_dir() else ():
+            leftover.unlink(missing_ok=True)
+        if self.created:
+            try:
+                self.out.rmdir()
+            except OSError:
+                pass
+
+    def _drop_undo(self) -> None:
+        if self.undo is not None:
+            import shutil
+
+            shutil.rmtree(self.undo, ignore_errors=True)
+            self.undo = None
+
+
 def write_results(
     out_dir: Path, records: list[dict], manifest: dict, settings: Settings
 ) -> list[dict]:
@@ -920,42 +1092,15 @@ def write_results(
     Students and notebooks graded by earlier runs into ``out_dir`` are kept: a run over a
     subset of the class updates those students' notebooks and leaves every other row as it was.
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
-    by_student: dict[str, dict[str, dict]] = {}
-    for student, subs in _previous(out_dir).items():
-        by_student[student] = {_key(r): r for r in subs}
+    results = Results(out_dir, manifest, settings)
     for r in records:
-        by_student.setdefault(r["student"], {})[_key(r)] = r
-    notebooks = sorted(
-        {
-            r["notebook"]
-            for subs in by_student.values()
-            for r in subs.values()
-            if r.get("notebook") in manifest["notebooks"]
-        }
+        results.incoming.setdefault(r["student"], []).append(r)
+    results.notebooks = sorted(
+        set(results.notebooks)
+        | {r.get("notebook") for r in records if r.get("notebook") in manifest["notebooks"]}
     )
-    qids = [q for nb in notebooks for q in manifest["notebooks"][nb]["questions"]]
-    files = []
-    for student in sorted(by_student):
-        doc = _student_file(
-            student, list(by_student[student].values()), notebooks, manifest, settings
-        )
-        text = json.dumps(doc, indent=1, sort_keys=True) + "\n"
-        write_atomic(out_dir / doc["file"], text.encode("utf-8"))
-        files.append(doc)
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["student", "score", "max_score", "lost", *qids])
-    for doc in files:
-        points = {}
-        for sub in doc["submissions"]:
-            if sub.get("notebook"):
-                for qid, rec in sub.get("questions", {}).items():
-                    points[qid] = rec["points"]
-        row = [doc["student"], f"{doc['score']:g}", f"{doc['max_score']:g}", f"{doc['lost']:g}"]
-        writer.writerow(row + [f"{points[q]:g}" if q in points else "" for q in qids])
-    write_atomic(out_dir / "gradebook.csv", buf.getvalue().encode("utf-8"))
-    return files
+    results.qids = [q for nb in results.notebooks for q in manifest["notebooks"][nb]["questions"]]
+    return results.finish()
 
 
 def read_templates(release_dir: str | os.PathLike, manifest: dict) -> dict[str, str]:
@@ -975,6 +1120,31 @@ def read_templates(release_dir: str | os.PathLike, manifest: dict) -> dict[str, 
             raise ValueError(f"{path} does not match {RELEASE_FILE}: run `tensorlab assign` again")
         out[name] = data.decode("utf-8")
     return out
+
+
+class _Sink:
+    """Where each notebook's final record goes as it arrives: the progress bar, the files."""
+
+    def __init__(self, bar: Progress, results: Results):
+        self.bar, self.results = bar, results
+
+    def update(self, record: dict) -> None:
+        self.results.add(record)
+        self.bar.update(record)
+
+
+def _undo(results: Results) -> None:
+    """``results.abort()``, not interrupted by a second Ctrl-C (main thread only)."""
+    import signal
+    import threading
+
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        results.abort()
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _needs_kernel(job: Job) -> bool:
@@ -1019,26 +1189,31 @@ def grade(
     manifest["templates"] = read_templates(release_dir, manifest)
     job_list = collect(submissions, manifest)  # every file read now, before any kernel starts
     started = time.monotonic()
-    bar = Progress(len(job_list), progress)
+    results = Results(out_dir, manifest, settings, job_list)
+    sink = _Sink(Progress(len(job_list), progress), results)
     records: list[dict | None] = [None] * len(job_list)
-    runnable = []
-    for i, job in enumerate(job_list):
-        if _needs_kernel(job):
-            runnable.append(i)
-        else:
-            records[i] = grade_notebook(job, manifest, settings)
-            bar.update(records[i])
-    todo = [job_list[i] for i in runnable]
-    if cluster is not None:
-        from . import cluster as dask_cluster
+    try:
+        runnable = []
+        for i, job in enumerate(job_list):
+            if _needs_kernel(job):
+                runnable.append(i)
+            else:
+                records[i] = grade_notebook(job, manifest, settings)
+                sink.update(records[i])
+        todo = [job_list[i] for i in runnable]
+        if cluster is not None:
+            from . import cluster as dask_cluster
 
-        graded = dask_cluster.run(todo, manifest, settings, cluster, bar) if todo else []
-    else:
-        graded = _run_pool(todo, manifest, settings, max(1, jobs), bar)
-    for i, rec in zip(runnable, graded):
-        records[i] = rec
-    done = [r for r in records if r is not None]
-    files = write_results(Path(out_dir), done, manifest, settings)
+            graded = dask_cluster.run(todo, manifest, settings, cluster, sink) if todo else []
+        else:
+            graded = _run_pool(todo, manifest, settings, max(1, jobs), sink)
+        for i, rec in zip(runnable, graded):
+            records[i] = rec
+        done = [r for r in records if r is not None]
+        files = results.finish()
+    except BaseException:  # Ctrl-C, an unreachable cluster, a grader bug: the run is undone
+        _undo(results)
+        raise
     return {
         "submissions": len(done),
         "students": len(files),

@@ -629,7 +629,9 @@ def _names_in_code(code, seen: set) -> set[str]:
 
 def names_used(fn) -> set[str]:
     """The names a learner's function uses, following helper functions it calls (defined in
-    the same namespace, or in its closure) so a rule cannot be dodged by a helper."""
+    the same namespace, or in its closure) so a rule cannot be dodged by a helper; a global
+    module counts as its name (``np`` -> ``numpy``), another global callable as its
+    ``__name__`` (an alias)."""
     import types
 
     seen: set = set()
@@ -645,6 +647,8 @@ def names_used(fn) -> set[str]:
         done.add(id(f))
         found = _names_in_code(code, seen)
         names |= found
+        if f is not getattr(fn, "__func__", fn) and isinstance(f.__name__, str):
+            names.add(f.__name__)  # a helper or an alias: ri = tensorlab.Tensor.repeat_interleave
         scope = dict(getattr(f, "__globals__", {}) or {})
         for cell in getattr(f, "__closure__", None) or ():
             try:
@@ -653,35 +657,136 @@ def names_used(fn) -> set[str]:
                 continue
             if isinstance(value, types.FunctionType):
                 todo.append(value)
+            elif isinstance(value, types.ModuleType):
+                names.update(value.__name__.split("."))
+            elif callable(value) and isinstance(getattr(value, "__name__", None), str):
+                names.add(value.__name__)
         for name in found:
             value = scope.get(name)
             if isinstance(value, types.FunctionType) and value.__globals__ is f.__globals__:
                 todo.append(value)
+            elif isinstance(value, types.ModuleType):  # np.repeat goes through numpy
+                names.update(value.__name__.split("."))
+            elif callable(value) and isinstance(getattr(value, "__name__", None), str):
+                names.add(value.__name__)  # ri = tensorlab.Tensor.repeat_interleave
     return names
 
 
-def names_in_source(source: str) -> set[str]:
-    """Every name and attribute an answer cell's source mentions (for batch grading)."""
+def _node_names(node) -> tuple[set[str], set[str]]:
+    """(every name, attribute, import and string constant ``node`` mentions; its free variable
+    names). Free: read and not bound inside ``node`` (parameters, assignments, loop and
+    comprehension variables are local), so a helper's local ``x`` is never taken for a global."""
+    import ast
+
+    used: set[str] = set()
+    loaded: set[str] = set()
+    local: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            used.add(sub.id)
+            (loaded if isinstance(sub.ctx, ast.Load) else local).add(sub.id)
+        elif isinstance(sub, ast.Attribute):
+            used.add(sub.attr)
+        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            used.add(sub.value)  # getattr(x, "repeat_interleave")
+        elif isinstance(sub, ast.arg):
+            local.add(sub.arg)
+        elif (
+            isinstance(sub, ast.Call)
+            and isinstance(sub.func, ast.Name)
+            and sub.func.id in ("exec", "eval", "compile")
+        ):
+            for arg in sub.args[:1]:  # exec("x.repeat_interleave(r)")
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    used |= names_in_source(arg.value)
+        elif isinstance(sub, (ast.Import, ast.ImportFrom)):
+            if isinstance(sub, ast.ImportFrom) and sub.module:
+                used.update(sub.module.split("."))
+            for alias in sub.names:
+                used.update(alias.name.split("."))
+                local.add(alias.asname or alias.name.split(".")[0])
+    return used, loaded - local
+
+
+def _parse(source: str):
     import ast
 
     try:
-        tree = ast.parse(source)
-    except SyntaxError:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def names_in_source(source: str) -> set[str]:
+    """Every name, attribute, imported module and string constant a source mentions."""
+    tree = _parse(source)
+    return set() if tree is None else _node_names(tree)[0]
+
+
+def _top_level(tree) -> dict[str, list]:
+    """What each module-level name of a cell is bound by: def, class, assignment or import."""
+    import ast
+
+    bound: dict[str, list] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.setdefault(node.name, []).append(node)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                for sub in ast.walk(t):
+                    if isinstance(sub, ast.Name) and node.value is not None:
+                        bound.setdefault(sub.id, []).append(node.value)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound.setdefault(alias.asname or alias.name.split(".")[0], []).append(node)
+    return bound
+
+
+def answer_names(name: str, source: str, context: list[str] | tuple[str, ...] = ()) -> set[str]:
+    """The names the learner's ``name`` uses, from source code only (batch grading: the grader
+    reads the answer cell it spliced in, it never asks the kernel).
+
+    The definition of ``name`` in the answer cell ``source`` (a ``def``, or an assignment such
+    as a lambda), else the whole cell; then, transitively, what each free name it reads is bound
+    to at the top level of the notebook's cells (``context``: every cell that ran, in order;
+    helpers, aliases such as ``ri = tensorlab.Tensor.repeat_interleave``, imports such as
+    ``np`` -> ``numpy``). The batch counterpart of ``names_used`` (which follows the live
+    function), so a rule cannot be dodged by a helper or an alias; a test the learner wrote
+    in the same cell (``assert interleave(x, 2).equal(x.repeat_interleave(2))``) is not counted.
+    """
+    tree = _parse(source)
+    if tree is None:
         return set()
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            out.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            out.add(node.attr)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            out.add(node.value)  # getattr(x, "repeat_interleave")
-    return out
+    bound: dict[str, list] = {}
+    for text in (*context, source):
+        other = _parse(text)
+        if other is not None:
+            for key, nodes in _top_level(other).items():
+                bound.setdefault(key, []).extend(nodes)
+    own = _top_level(tree).get(name)
+    used: set[str] = set()
+    todo: list[str] = []
+    for node in own or [tree]:
+        u, free = _node_names(node)
+        used |= u
+        todo.extend(free)
+    seen = {name}
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        for node in bound.get(n, ()):
+            u, free = _node_names(node)
+            used |= u
+            todo.extend(free)
+    return used
 
 
 def rule_violation(q: Question, used: set[str]) -> str | None:
     """The message for an answer that uses a name the question forbids (None when it keeps the
-    rules). ``used``: ``names_used(fn)`` inline, ``names_in_source(cell)`` in batch grading."""
+    rules). ``used``: ``names_used(fn)`` inline, ``answer_names(...)`` in batch grading."""
     bad = sorted(n for n in q.forbidden if n in used)
     if not bad:
         return None
@@ -705,6 +810,7 @@ __all__ = [
     "STAGES",
     "Failure",
     "Verdict",
+    "answer_names",
     "attempted",
     "collect_function_results",
     "compare",

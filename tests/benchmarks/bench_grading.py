@@ -2,13 +2,16 @@
 the bubblewrap sandbox, and the sandbox's own cost per kernel.
 
 Run: python tests/benchmarks/bench_grading.py [--jobs 2] [--students 6] [--sandbox both]
+[--writes 1000]
 
 Each student answers a different mix of questions (the solutions' answers, the exercise's blank
 answer cells), so the grades differ. Prints, per mode, the wall time (target with the sandbox:
 < 40 s for 30 submissions with 2 workers on 2 cores), the mean time per submission and the
 parallel speed-up measured in the same run (sum of per-notebook grading times / wall time); then
 the time to start a kernel and run one cell, sandboxed and not, measured alternately in the same
-run (target: the sandbox costs < 0.2 s per notebook).
+run (target: the sandbox costs < 0.2 s per notebook). First, the cost of writing the grade files
+as students complete (atomically, the gradebook at most once a second) against writing them
+once at the end, for 1,000 synthetic students.
 """
 
 from __future__ import annotations
@@ -78,6 +81,43 @@ def kernel_start_cost(repeats: int) -> dict[str, float]:
     return {mode: statistics.median(t) for mode, t in times.items()}
 
 
+def write_cost(students: int) -> None:
+    """Seconds to write the grade files as students complete (``grade.Results``: one atomic
+    JSON per student, the gradebook at most once a second) against one write at the end
+    (``write_results``), for ``students`` x every notebook of synthetic records."""
+    from tensorlab.grading.assign import load_release
+    from tensorlab.grading.grade import Job, Results, Settings, write_results
+
+    manifest = load_release(EXERCISES)
+    settings = Settings(str(EXERCISES))
+    records, jobs = [], []
+    for s in range(students):
+        for nb, info in manifest["notebooks"].items():
+            qs = {
+                q: {"status": "passed", "points": 1.0, "max_points": 1.0} for q in info["questions"]
+            }
+            student = f"student{s:05d}"
+            jobs.append(Job(f"/c/{student}/{nb}", student, nb, b""))
+            records.append(
+                {"path": jobs[-1].path, "student": student, "notebook": nb, "status": "graded",
+                 "score": float(len(qs)), "max_score": float(len(qs)), "questions": qs}
+            )  # fmt: skip
+    times = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        results = Results(Path(tmp) / "incremental", manifest, settings, jobs)
+        for rec in records:
+            results.add(rec)
+        results.finish()
+        times["as students complete"] = time.perf_counter() - start
+        start = time.perf_counter()
+        write_results(Path(tmp) / "once", records, manifest, settings)
+        times["once at the end"] = time.perf_counter() - start
+    print(f"--- writing grade files: {students} students x {len(manifest['notebooks'])} notebooks")
+    for how, t in times.items():
+        print(f"{how:<24}: {t:.2f} s  ({t / students * 1000:.2f} ms per student)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=2)
@@ -85,8 +125,15 @@ def main() -> None:
     ap.add_argument("--sandbox", choices=("bwrap", "none", "both"), default="both")
     ap.add_argument("--kernels", type=int, default=5, help="kernel starts per mode")
     ap.add_argument("--cluster", help="also grade on this Dask cluster (e.g. local:2), sandboxed")
+    ap.add_argument(
+        "--writes", type=int, default=1000, help="students for the file-writing cost (0: skip)"
+    )
     args = ap.parse_args()
+    if args.writes:
+        write_cost(args.writes)
     modes = ["bwrap", "none"] if args.sandbox == "both" else [args.sandbox]
+    if not args.students:
+        modes = []
     for mode in modes:
         run_class(args, mode)
     if args.cluster:
