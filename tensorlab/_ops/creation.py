@@ -1077,50 +1077,38 @@ def randperm(
 # ---------------------------------------------------------------------------- Tensor.new_*
 
 
-@tensor_method("new_zeros", function=False)
-def new_zeros(
-    self, *size, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False, **kw
-) -> Tensor:
-    """Zeros of ``size`` with ``self``'s dtype (unless ``dtype=`` says otherwise)."""
-    return zeros(
+def _new_like_self(name: str, factory, what: str):
+    """``self.new_zeros/new_ones/new_empty(size)``: ``factory(size)`` with ``self``'s dtype and
+    device unless ``dtype=``/``device=`` say otherwise."""
+
+    def method(
+        self,
         *size,
-        dtype=dtype or self.dtype,
-        layout=layout,
-        device=self.device if device is None else device,
-        pin_memory=pin_memory,
-        requires_grad=requires_grad,
-        **_new_size(kw, size, "new_zeros"),
-    )
+        dtype=None,
+        layout=None,
+        device=None,
+        pin_memory=False,
+        requires_grad=False,
+        **kw,
+    ) -> Tensor:
+        return factory(
+            *size,
+            dtype=dtype or self.dtype,
+            layout=layout,
+            device=self.device if device is None else device,
+            pin_memory=pin_memory,
+            requires_grad=requires_grad,
+            **_new_size(kw, size, name),
+        )
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"{what} of ``size`` with ``self``'s dtype (unless ``dtype=`` says otherwise)."
+    return tensor_method(name, function=False)(method)
 
 
-@tensor_method("new_ones", function=False)
-def new_ones(
-    self, *size, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False, **kw
-) -> Tensor:
-    return ones(
-        *size,
-        dtype=dtype or self.dtype,
-        layout=layout,
-        device=self.device if device is None else device,
-        pin_memory=pin_memory,
-        requires_grad=requires_grad,
-        **_new_size(kw, size, "new_ones"),
-    )
-
-
-@tensor_method("new_empty", function=False)
-def new_empty(
-    self, *size, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False, **kw
-) -> Tensor:
-    return empty(
-        *size,
-        dtype=dtype or self.dtype,
-        layout=layout,
-        device=self.device if device is None else device,
-        pin_memory=pin_memory,
-        requires_grad=requires_grad,
-        **_new_size(kw, size, "new_empty"),
-    )
+new_zeros = _new_like_self("new_zeros", zeros, "Zeros")
+new_ones = _new_like_self("new_ones", ones, "Ones")
+new_empty = _new_like_self("new_empty", empty, "An uninitialised tensor (tensorlab: zeros)")
 
 
 def _new_size(kw: dict, size: tuple, name: str) -> dict:
