@@ -141,3 +141,29 @@ def parse_pad_list(value) -> list[int]:
             f"{type_name(value[0])} at pos 0"
         )
     return unpack_int_list("pad", "pad", value)
+
+
+def fmt_shape(shape) -> str:
+    """A shape as PyTorch's C++ messages print it: ``[2, 3, 4]``."""
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def check_weight_rank_and_groups(x: Tensor, ws, groups: int) -> None:
+    """The checks ATen's ``check_shape_forward`` makes first for every convolution, transposed or
+    not: input rank against weight rank, then weight dim 0 against ``groups`` (same messages)."""
+    k = len(ws)
+    if k != x.ndim:
+        raise RuntimeError(
+            f"Expected {k}-dimensional input for {k}-dimensional weight {fmt_shape(ws)}, but got "
+            f"{x.ndim}-dimensional input of size {fmt_shape(x.shape)} instead"
+        )
+    if ws[0] < groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but "
+            f"got weight of size {fmt_shape(ws)} instead"
+        )
+    if ws[0] % groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+            f"but got weight of size [{fmt_shape(ws)}] instead"
+        )

@@ -24,7 +24,13 @@ from .._tensor import Tensor
 from ..autograd import conv as _derivatives
 from ..autograd.graph import differentiable
 from . import _conv_kernels as K
-from ._args import is_int_like, type_name, unpack_int_list
+from ._args import (
+    check_weight_rank_and_groups,
+    fmt_shape,
+    is_int_like,
+    type_name,
+    unpack_int_list,
+)
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
@@ -40,8 +46,7 @@ _DEFAULTS = {
 _KINDS = {"input": "Tensor", "weight": "Tensor", "bias": "Tensor", "groups": "int"}
 
 
-def _fmt(shape) -> str:
-    return "[" + ", ".join(str(s) for s in shape) + "]"
+_fmt = fmt_shape
 
 
 def _parse(fn: str, spatial: int, args: tuple, kwargs: dict) -> list:
@@ -164,22 +169,7 @@ def _check_shape_forward_transposed(
     if any(d < 0 for d in dilation):
         raise RuntimeError("dilation should be greater than zero")
     ws = tuple(weight.shape)
-    k = len(ws)
-    if k != x.ndim:
-        raise RuntimeError(
-            f"Expected {k}-dimensional input for {k}-dimensional weight {_fmt(ws)}, but got "
-            f"{x.ndim}-dimensional input of size {_fmt(x.shape)} instead"
-        )
-    if ws[0] < groups:
-        raise RuntimeError(
-            f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but "
-            f"got weight of size {_fmt(ws)} instead"
-        )
-    if ws[0] % groups:
-        raise RuntimeError(
-            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
-            f"but got weight of size [{_fmt(ws)}] instead"
-        )
+    check_weight_rank_and_groups(x, ws, groups)
     if x.shape[1] != ws[0]:
         raise RuntimeError(
             f"Given transposed=1, weight of size {_fmt(ws)}, expected input{_fmt(x.shape)} to "

@@ -23,7 +23,13 @@ from .._tensor import Tensor
 from ..autograd import conv as _derivatives  # the backward formulas of conv and pad
 from ..autograd.graph import differentiable
 from . import _conv_kernels as K
-from ._args import parse_conv_args, parse_pad_list, type_name
+from ._args import (
+    check_weight_rank_and_groups,
+    fmt_shape,
+    parse_conv_args,
+    parse_pad_list,
+    type_name,
+)
 from ._conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
 from ._fold import fold, unfold
 
@@ -56,8 +62,7 @@ def _tensor_type_string(t: Tensor) -> str:
     return "CPUBoolType" if t.dtype is D.bool_ else f"tensorlab.{t.dtype._legacy}"
 
 
-def _fmt(shape) -> str:
-    return "[" + ", ".join(str(s) for s in shape) + "]"
+_fmt = fmt_shape
 
 
 # ---------------------------------------------------------------------------- results
@@ -273,22 +278,8 @@ def _check_shape_forward(x, weight, bias, stride, padding, dilation, groups) -> 
         raise RuntimeError("dilation should be greater than zero")
     ws = weight._shape
     xs = x._shape
+    check_weight_rank_and_groups(x, ws, groups)
     k = len(ws)
-    if k != x.ndim:
-        raise RuntimeError(
-            f"Expected {k}-dimensional input for {k}-dimensional weight {_fmt(ws)}, but got "
-            f"{x.ndim}-dimensional input of size {_fmt(x.shape)} instead"
-        )
-    if ws[0] < groups:
-        raise RuntimeError(
-            f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but "
-            f"got weight of size {_fmt(ws)} instead"
-        )
-    if ws[0] % groups:
-        raise RuntimeError(
-            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
-            f"but got weight of size [{_fmt(ws)}] instead"
-        )
     if xs[1] != ws[1] * groups:
         raise RuntimeError(
             f"Given groups={groups}, weight of size {_fmt(ws)}, expected input{_fmt(x.shape)} to "
