@@ -113,5 +113,5 @@ def pytest_terminal_summary(terminalreporter):
         what = {"documentation": "PyTorch documentation examples", "snippet": "teaching programs"}
         terminalreporter.write_line(
             f"third-party code, {what[kind]}: {agree} of {total} agree with torch "
-            f"({100 * agree / total:.0f}%)"
+            f"({100 * agree / total:.1f}%)"
         )
