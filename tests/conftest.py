@@ -106,7 +106,12 @@ def pytest_terminal_summary(terminalreporter):
             nodeid = getattr(report, "nodeid", "")
             if getattr(report, "when", "call") != "call" or "test_corpus.py::" not in nodeid:
                 continue
-            kind = "documentation" if "documentation" in nodeid else "snippet"
+            if "::test_pytorch_documentation_example[" in nodeid:
+                kind = "documentation"
+            elif "::test_teaching_snippet[" in nodeid:
+                kind = "snippet"
+            else:
+                continue
             agree, total = counts.get(kind, (0, 0))
             counts[kind] = (agree + (outcome == "passed"), total + 1)
     for kind, (agree, total) in counts.items():
