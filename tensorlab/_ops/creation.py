@@ -607,16 +607,13 @@ _NO_LIKE = object()  # ``_format_strides(..., like=_NO_LIKE)``: only check the a
 
 
 def _format_strides(name: str, shape, fmt, like=None) -> tuple[int, ...]:
-    """Strides of a new tensor of ``shape`` in memory format ``fmt``: contiguous by default,
-    ``like``'s layout for ``preserve_format`` (``*_like``), NHWC / NDHWC for ``channels_last`` /
-    ``channels_last_3d`` (with PyTorch's rank check)."""
-    from .._tensor import memory_format, preserve_format
+    """Strides of a new tensor of ``shape`` in memory format ``fmt``: ``like``'s layout for
+    ``preserve_format`` (``*_like``), otherwise the format's own strides (``Tensor``'s rule:
+    contiguous, or NHWC / NDHWC with PyTorch's rank check)."""
+    from .._tensor import _check_memory_format, preserve_format
+    from .._tensor import _format_strides as format_strides
 
-    if fmt is not None and not isinstance(fmt, memory_format):
-        raise TypeError(
-            f"{name}(): argument 'memory_format' must be tensorlab.memory_format, not "
-            f"{type(fmt).__name__}"
-        )
+    _check_memory_format(fmt, name)
     if like is _NO_LIKE:
         return ()
     if fmt is None or fmt is preserve_format:
@@ -624,20 +621,7 @@ def _format_strides(name: str, shape, fmt, like=None) -> tuple[int, ...]:
             return L.preserve_strides(like._shape, like._stride)
         if fmt is preserve_format:
             raise RuntimeError("unsupported memory format Preserve")
-        return L.contiguous_strides(shape)
-    if fmt.name in ("channels_last", "channels_last_3d"):
-        rank = 4 if fmt.name == "channels_last" else 5
-        if len(shape) != rank:
-            raise RuntimeError(f"required rank {rank} tensor to use {fmt.name} format")
-        # c10's get_channels_last_strides: channels innermost, then the spatial dims, batch
-        stride = [0] * rank
-        stride[1] = 1
-        stride[-1] = shape[1]
-        for d in range(rank - 2, 1, -1):
-            stride[d] = stride[d + 1] * shape[d + 1]
-        stride[0] = stride[2] * shape[2]
-        return tuple(stride)
-    return L.contiguous_strides(shape)
+    return format_strides(shape, fmt)
 
 
 def full(
