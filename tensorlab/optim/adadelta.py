@@ -7,13 +7,12 @@ Per parameter: ``v = rho v + (1 - rho) g^2``, ``delta = sqrt(u + eps) / sqrt(v +
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad, no_grad
 from .optimizer import Optimizer
 
 __all__ = ["Adadelta"]
@@ -52,19 +51,6 @@ class Adadelta(Optimizer):
             "differentiable": differentiable,
         }
         super().__init__(params, defaults)
-
-    def step(self, closure: Callable | None = None):
-        """One Adadelta update of every parameter that has a gradient."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _update(self, p: Tensor, group) -> None:
         from .._ops.creation import tensor, zeros_like

@@ -9,13 +9,12 @@ with the scalars rounded to it, as torch's kernels do.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad, no_grad
 from .optimizer import Optimizer
 
 __all__ = ["Adam"]
@@ -66,19 +65,6 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
-
-    def step(self, closure: Callable | None = None):
-        """One Adam update of every parameter that has a gradient."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _init_state(self, p: Tensor, group) -> dict:
         from .._ops.creation import tensor, zeros_like

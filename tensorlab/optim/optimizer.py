@@ -93,6 +93,23 @@ class Optimizer:
                         p.grad.zero_()
 
     def step(self, closure: Callable | None = None):
+        """Update every parameter that has a gradient (recording nothing), one ``_update`` each.
+        ``closure``, if given, recomputes and returns the loss first (with grad enabled)."""
+        from ..autograd.grad_mode import enable_grad, no_grad
+
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _update(self, p: Tensor, group: dict[str, Any]) -> None:
+        """One parameter's update: what each optimizer defines."""
         raise NotImplementedError
 
     def __getstate__(self) -> dict[str, Any]:
