@@ -5,6 +5,7 @@ grade files. Shared by test_grading_batch.py and test_grading_attacks.py."""
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from pathlib import Path
 
@@ -197,3 +198,24 @@ def questions(out: Path, student: str, notebook: str = STRIDES) -> dict:
     doc = student_doc(out, student)
     (sub,) = [s for s in doc["submissions"] if s["notebook"] == notebook]
     return sub["questions"]
+
+
+def grade_class(subs: Path, paths: list[Path], out: Path):
+    """Grade the folder ``subs`` into ``out`` with the limits every class test uses; returns
+    (out, summary, before) with ``before`` each submission's sha256 and mtime, to show later
+    that grading changed none of them."""
+    from tensorlab.grading.grade import grade
+
+    before = {p: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in paths}
+    summary = grade(
+        [str(subs)],
+        out,
+        EXERCISES,
+        jobs=2,
+        cell_timeout=5,
+        timeout=150,
+        memory=2 * 2**30,
+        seed=1234,
+        progress=False,
+    )
+    return out, summary, before

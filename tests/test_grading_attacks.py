@@ -14,10 +14,17 @@ import json
 from pathlib import Path
 
 import pytest
-from grading_class import EXERCISES, SCENARIOS, STRIDES, VIEWS, questions, student_doc, submission
+from grading_class import (
+    EXERCISES,
+    SCENARIOS,
+    STRIDES,
+    VIEWS,
+    grade_class,
+    questions,
+    student_doc,
+    submission,
+)
 from grading_cli import run_cli
-
-from tensorlab.grading.grade import grade
 
 pytest.importorskip("nbclient")
 
@@ -37,20 +44,7 @@ def graded(tmp_path_factory):
     broken.parent.mkdir(parents=True)
     broken.write_text('{"cells": [{"cell_type": "code", "source": ')
     paths.append(broken)
-    before = {p: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in paths}
-    out = base / "out"
-    summary = grade(
-        [str(subs)],
-        out,
-        EXERCISES,
-        jobs=2,
-        cell_timeout=5,
-        timeout=150,
-        memory=2 * 2**30,
-        seed=1234,
-        progress=False,
-    )
-    return out, summary, before
+    return grade_class(subs, paths, base / "out")
 
 
 def test_nobody_is_lost_and_the_gradebook_has_everyone(graded):

@@ -14,12 +14,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from grading_class import EXERCISES, NOTEBOOKS, SOLUTIONS, STRIDES, student_doc
+from grading_class import EXERCISES, NOTEBOOKS, SOLUTIONS, STRIDES, grade_class, student_doc
 from grading_cli import run_cli
 
 import tensorlab
 from tensorlab.grading.assign import load_release
-from tensorlab.grading.grade import grade
 
 pytest.importorskip("nbclient")
 
@@ -36,20 +35,7 @@ def graded(tmp_path_factory):
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_bytes((src / nb).read_bytes())
             paths.append(p)
-    before = {p: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in paths}
-    out = base / "out"
-    summary = grade(
-        [str(subs)],
-        out,
-        EXERCISES,
-        jobs=2,
-        cell_timeout=5,
-        timeout=150,
-        memory=2 * 2**30,
-        seed=1234,
-        progress=False,
-    )
-    return out, summary, before
+    return grade_class(subs, paths, base / "out")
 
 
 def test_solutions_score_full_marks(graded):
