@@ -958,54 +958,41 @@ def _random_like(
     return _finish(t, requires_grad)
 
 
-def rand_like(
-    input,
-    *,
-    generator=None,
-    dtype=None,
-    layout=None,
-    device=None,
-    pin_memory=False,
-    requires_grad=False,
-    memory_format=None,
-) -> Tensor:
-    return _random_like(
-        "rand_like",
+def _random_like_fn(name: str, draw, what: str):
+    """``rand_like``/``randn_like``: ``draw(generator, shape)`` into a tensor laid out like
+    ``input`` (PyTorch's ``preserve_format``)."""
+
+    def fn(
         input,
-        lambda g, s: g.random(s),
-        generator,
-        dtype,
-        layout,
-        device,
-        pin_memory,
-        requires_grad,
-        memory_format,
-    )
+        *,
+        generator=None,
+        dtype=None,
+        layout=None,
+        device=None,
+        pin_memory=False,
+        requires_grad=False,
+        memory_format=None,
+    ) -> Tensor:
+        return _random_like(
+            name,
+            input,
+            draw,
+            generator,
+            dtype,
+            layout,
+            device,
+            pin_memory,
+            requires_grad,
+            memory_format,
+        )
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"{what} with ``input``'s shape, dtype and memory layout."
+    return fn
 
 
-def randn_like(
-    input,
-    *,
-    generator=None,
-    dtype=None,
-    layout=None,
-    device=None,
-    pin_memory=False,
-    requires_grad=False,
-    memory_format=None,
-) -> Tensor:
-    return _random_like(
-        "randn_like",
-        input,
-        lambda g, s: g.standard_normal(s),
-        generator,
-        dtype,
-        layout,
-        device,
-        pin_memory,
-        requires_grad,
-        memory_format,
-    )
+rand_like = _random_like_fn("rand_like", lambda g, s: g.random(s), "Uniform on [0, 1)")
+randn_like = _random_like_fn("randn_like", lambda g, s: g.standard_normal(s), "Standard normal")
 
 
 def randint_like(
