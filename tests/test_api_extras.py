@@ -40,3 +40,13 @@ def test_softmax_methods(torch, call):
     if theirs is not None:
         assert_same(ours, theirs, exact=False, rtol=1e-6)
         assert ours.grad_fn.name() == theirs.grad_fn.name()
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    "layer", ["Conv1d(2, 3, 3)", "Conv2d(2, 3, 3)", "ConvTranspose2d(2, 3, 3)", "Linear(4, 2)"]
+)
+def test_fresh_parameters_were_written_once_by_their_init(torch, layer):
+    """PyTorch initialises a layer's parameters in place: each starts at version 1."""
+    ours, theirs = eval("tl.nn." + layer), eval("torch.nn." + layer)
+    assert [p._version for p in ours.parameters()] == [p._version for p in theirs.parameters()]

@@ -6,11 +6,10 @@ from __future__ import annotations
 import math
 import warnings
 
-import numpy as np
-
 from ... import _dtype as D
 from ..._tensor import Tensor
 from .. import functional as F
+from .. import init
 from ..parameter import Parameter
 from .module import Module
 from .utils import _ntuple, _pair, _reverse_repeat_tuple, _single
@@ -118,10 +117,10 @@ class _ConvNd(Module):
         if 0 in tuple(self.weight.shape):
             warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
         else:
-            _uniform_(self.weight, 1.0 / math.sqrt(fan_in))
+            init.uniform_(self.weight, -1.0 / math.sqrt(fan_in), 1.0 / math.sqrt(fan_in))
         if self.bias is not None:
             bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
-            _uniform_(self.bias, bound)
+            init.uniform_(self.bias, -bound, bound)
 
     def extra_repr(self) -> str:
         s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
@@ -149,14 +148,6 @@ def _fan_in(weight: Tensor) -> int:
     for s in tuple(weight.shape)[2:]:
         receptive *= s
     return weight.shape[1] * receptive
-
-
-def _uniform_(t: Tensor, bound: float) -> None:
-    """Fill ``t`` in place with U(-bound, bound) from tensorlab's default generator."""
-    from ..._ops.creation import default_generator
-
-    values = default_generator._rng.uniform(-bound, bound, size=tuple(t.shape))
-    t._np()[...] = np.asarray(values, dtype=t.dtype.np)
 
 
 class Conv1d(_ConvNd):
