@@ -16,7 +16,7 @@ from tensorlab.grading import inline as check_module
 from tensorlab.grading.feedback import smallest_failing_input
 from tensorlab.grading.questions._refs import convolve_valid, correlate_valid
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)

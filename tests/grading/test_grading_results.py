@@ -24,7 +24,7 @@ from tensorlab.grading import grade as grade_module
 from tensorlab.grading.assign import load_release
 from tensorlab.grading.grade import Job, Results, Settings, grade, student_file
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXERCISES = ROOT / "exercises"
 STRIDES, VIEWS = "04_strides.ipynb", "05_views.ipynb"
 

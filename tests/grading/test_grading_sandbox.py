@@ -32,7 +32,7 @@ from tensorlab.grading.sandbox import probe
 
 pytest.importorskip("nbclient")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXERCISES, SOLUTIONS = ROOT / "exercises", ROOT / "solutions"
 STRIDES = "04_strides.ipynb"
 FULL = 6  # points of 04_strides

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LESSONS = ROOT / "lessons"
 
 # (what the seed says, lesson stem, strings that must all appear in that lesson's source)

@@ -15,7 +15,7 @@ from grading_cli import run_cli
 from tensorlab.grading import all_questions
 from tensorlab.grading.assign import AssignError, assign, replace_regions
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS, EXERCISES = ROOT / "solutions", ROOT / "exercises"
 STRIDES = "04_strides.ipynb"
 

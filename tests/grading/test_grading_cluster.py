@@ -21,7 +21,7 @@ from tensorlab.grading.sandbox import probe
 distributed = pytest.importorskip("distributed")
 pytest.importorskip("nbclient")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXERCISES, SOLUTIONS = ROOT / "exercises", ROOT / "solutions"
 STRIDES = "04_strides.ipynb"
 SANDBOX = "auto" if probe() is None else "none"

@@ -25,7 +25,7 @@ import pytest
 from tensorlab import cli, course
 from tensorlab.course import MARKER, CourseError, course_files, prepare_course
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 IN_CI = bool(os.environ.get("CI"))
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from tensorlab.cli import build_parser
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = re.compile(r"\((?:default: (.*)|required)\)\s*$", re.S)
 
 

@@ -17,7 +17,7 @@ from tensorlab.grading import all_questions, evaluate, get
 from tensorlab.grading.judge import collect_function_results, judge_function
 from tensorlab.grading.model import make_cases
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = all_questions()
 CATALOGUE = [
     pytest.param(q, m, k, id=f"{q.id}:{m.key}:{k}")
