@@ -286,3 +286,17 @@ def test_reductions_on_views_do_not_touch_the_base(torch):
         s = view.sum(0)
         s += 1
         assert base.tolist() == lib.arange(12.0).view(3, 4).tolist()
+
+
+@pytest.mark.parametrize("name", ["amax", "amin", "max", "min", "argmax", "argmin"])
+@pytest.mark.parametrize(
+    "shape, dim", [((0,), -1), ((0,), 0), ((3, 0), (0, -1)), ((0, 3), (-1, -2)), ((2, 0), -1)]
+)
+def test_empty_reduction_dim_named_as_torch_names_it(torch, name, shape, dim):
+    """amax/amin name the dim as written (-1), max/min/argmax the wrapped one (0)."""
+    if not isinstance(dim, int) and name not in ("amax", "amin"):
+        pytest.skip("only amax/amin take several dims")
+    raises_same(
+        lambda: getattr(tl, name)(tl.zeros(*shape), dim=dim),
+        lambda: getattr(torch, name)(torch.zeros(*shape), dim=dim),
+    )
