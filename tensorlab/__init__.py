@@ -221,6 +221,9 @@ _LAZY = {
     "enable_grad": ("tensorlab.autograd", "enable_grad"),
     "is_grad_enabled": ("tensorlab.autograd", "is_grad_enabled"),
     "set_grad_enabled": ("tensorlab.autograd", "set_grad_enabled"),
+    "save": ("tensorlab.serialization", "save"),  # torch's zip format (pickle, zipfile: lazy)
+    "load": ("tensorlab.serialization", "load"),
+    "serialization": ("tensorlab.serialization", None),
     "softmax": ("tensorlab.nn._functional.activation", "torch_softmax"),
     "log_softmax": ("tensorlab.nn._functional.activation", "torch_log_softmax"),
 }
