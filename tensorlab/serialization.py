@@ -105,7 +105,7 @@ class _Pickler(pickle._Pickler):
         self._dtypes: dict[int, object] = {}
 
     def save_standin(self, obj: _Global) -> None:
-        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode("utf-8"))
+        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
         self.memoize(obj)
 
     dispatch[_Global] = save_standin
@@ -400,11 +400,11 @@ def _load(fh, weights_only: bool, kwargs):
     with zf:
         pkl = [n for n in zf.namelist() if n.endswith("/data.pkl") and n.count("/") == 1]
         if len(pkl) != 1:
-            raise RuntimeError(
-                "PytorchStreamReader failed locating file data.pkl: file not found"
-            )
+            raise RuntimeError("PytorchStreamReader failed locating file data.pkl: file not found")
         prefix = pkl[0][: -len("/data.pkl")]
-        order = zf.read(f"{prefix}/byteorder") if f"{prefix}/byteorder" in zf.namelist() else b"little"
+        order = (
+            zf.read(f"{prefix}/byteorder") if f"{prefix}/byteorder" in zf.namelist() else b"little"
+        )
         if order != sys.byteorder.encode():
             raise RuntimeError(f"tensorlab.load: the file is {order.decode()}-endian")
         with zf.open(f"{prefix}/data.pkl") as data:
