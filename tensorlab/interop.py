@@ -208,7 +208,7 @@ def accepts_torch(func=None, *, layer: str | None = None):
     def wrapper(*args, **kwargs):
         if "torch" not in sys.modules and layer is None:
             return func(*args, **kwargs)
-        bound = sig.bind(*args, **kwargs)
+        bound = sig.bind_partial(*args, **kwargs)
         given = bound.arguments
         for name, value in list(given.items()):
             if params[name].kind is inspect.Parameter.VAR_POSITIONAL:

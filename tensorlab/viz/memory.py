@@ -15,6 +15,7 @@ from matplotlib import colors as mcolors
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
 
+from ..interop import accepts_torch
 from ._draw import (
     COVERED,
     ERROR,
@@ -410,6 +411,7 @@ def _write_note(m: MemoryModel) -> str:
     )
 
 
+@accepts_torch
 def memory_figure(
     x=None,
     chain: str = "",
