@@ -155,8 +155,10 @@ def _safe_eval(node, frame):
         v = ev(node.operand)
         if isinstance(v, (int, float)):
             return -v if isinstance(node.op, ast.USub) else v
-    if isinstance(node, ast.Subscript):
-        return ev(node.value)[ev(node.slice)]
+    if isinstance(node, ast.Subscript):  # tensors and Python containers only (not datasets)
+        base = ev(node.value)
+        if isinstance(base, (list, tuple, dict)) or hasattr(base, "stride"):
+            return base[ev(node.slice)]
     if isinstance(node, ast.Slice):
         return slice(*(None if p is None else ev(p) for p in (node.lower, node.upper, node.step)))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
