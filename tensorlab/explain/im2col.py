@@ -21,7 +21,8 @@ def explain_im2col(x: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> W
     can walk (c, i, j) only if ``W == kW`` and ``H*W == kH*kW*...`` (the kernel covers whole
     rows and the whole image), and (oy, ox) only if ``stride_h * W == out_w * stride_w``;
     padding adds zeros that are nowhere in x's storage. PyTorch's ``F.unfold`` copies always,
-    even when a view would have been possible (a 1x1 kernel).
+    even when a view would have been possible (a 1x1 kernel). ``kernel_size`` may be a conv layer
+    (``torch.nn``'s or tensorlab's), which gives the other settings too.
     """
     import numpy as np
 

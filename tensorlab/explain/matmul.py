@@ -66,7 +66,8 @@ def explain_conv_matmul(
 ) -> ConvAsMatmul:
     """Show ``F.conv2d(input, weight, bias, stride, padding, dilation, groups)`` as im2col
     (``F.unfold``) followed by one matrix product per group and a ``view``, with every
-    intermediate tensor. Integer ``padding`` only (``'same'`` may pad unevenly)."""
+    intermediate tensor. Integer ``padding`` only (``'same'`` may pad unevenly). ``weight`` may be
+    a ``Conv2d`` layer (``torch.nn``'s or tensorlab's) standing for its weight, bias and settings."""
     from ..nn import functional as F
 
     x = as_tensor(input)

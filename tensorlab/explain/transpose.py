@@ -67,7 +67,8 @@ def explain_conv_transpose(
 ) -> TransposedConvAsConv:
     """Show ``F.conv_transpose2d(input, weight, ...)`` (PyTorch's argument order) as
     zero-insertion, padding and a stride-1 ``conv2d`` with the flipped kernel, with every
-    intermediate tensor."""
+    intermediate tensor. ``weight`` may be a ``ConvTranspose2d`` layer (``torch.nn``'s or
+    tensorlab's) standing for its weight, bias and settings."""
     from ..nn import functional as F
 
     x = as_tensor(input)

@@ -339,7 +339,10 @@ def conv_figure(
 ) -> Figure:
     """A new figure showing one output cell of ``conv2d`` on ``image`` with ``kernel``.
 
-    Same arguments as :func:`tensorlab.viz._conv_model.conv_model`; raises its errors.
+    Same arguments as :func:`tensorlab.viz._conv_model.conv_model`; raises its errors. ``image``
+    and ``kernel`` may be torch tensors; ``kernel`` may be a conv layer with one input and one
+    output channel (``torch.nn``'s or tensorlab's), which also gives padding, mode, stride and
+    dilation.
     """
     model = conv_model(
         image,

@@ -311,6 +311,9 @@ class GroupsScene:
 def groups_figure(in_channels: int, out_channels: int, groups: int = 1, kernel_size=3) -> Figure:
     """A new figure of ``nn.Conv2d(in, out, k, groups=g)``'s connections and weight blocks.
 
+    ``groups_figure(layer)`` reads the four settings from a conv layer (``torch.nn``'s or
+    tensorlab's).
+
     An illegal configuration draws the channels and PyTorch's error message instead of raising.
     """
     scene = GroupsScene()

@@ -423,7 +423,8 @@ def memory_figure(
 ) -> Figure:
     """A new figure of ``x`` (default ``arange(n).view(shape)``) and the ops in ``chain``.
 
-    Same arguments as :func:`tensorlab.viz._memory_model.memory_model`; ``x`` is never modified.
+    Same arguments as :func:`tensorlab.viz._memory_model.memory_model`; ``x`` (a tensorlab or torch
+    tensor) is never modified.
     """
     scene = MemoryScene()
     scene.update(
