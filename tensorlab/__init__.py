@@ -79,8 +79,7 @@ from ._tensor import MODULE_FUNCTIONS as _MODULE_FUNCTIONS
 from ._tensor import Size, Tensor, contiguous_format, is_tensor, memory_format, preserve_format
 from ._tensor import channels_last as channels_last
 from ._tensor import channels_last_3d as channels_last_3d
-
-__version__ = "0.1.0"
+from ._version import __version__
 
 half = float16
 float = float32
@@ -232,6 +231,9 @@ _LAZY = {
     "enable_grad": ("tensorlab.autograd", "enable_grad"),
     "is_grad_enabled": ("tensorlab.autograd", "is_grad_enabled"),
     "set_grad_enabled": ("tensorlab.autograd", "set_grad_enabled"),
+    "save": ("tensorlab.serialization", "save"),  # torch's zip format (pickle, zipfile: lazy)
+    "load": ("tensorlab.serialization", "load"),
+    "serialization": ("tensorlab.serialization", None),
     "softmax": ("tensorlab.nn._functional.activation", "torch_softmax"),
     "log_softmax": ("tensorlab.nn._functional.activation", "torch_log_softmax"),
 }
