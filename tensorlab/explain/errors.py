@@ -441,6 +441,23 @@ def _matmul(m, exc, ctx) -> str:
     )
 
 
+def _mv(m, exc, ctx) -> str:
+    rows, cols, n = int(m.group(2)), int(m.group(3)), int(m.group(4))
+    return (
+        f"{HEAD}: a matrix times a vector (A @ v, mv) needs as many columns in A as entries in v: "
+        f"({rows} x {cols}) @ ({n},), and {cols} != {n}. Transpose A (A.T is ({cols} x {rows})) "
+        "or check which vector you meant."
+    )
+
+
+def _dot(m, exc, ctx) -> str:
+    a, b = int(m.group(1)), int(m.group(2))
+    return (
+        f"{HEAD}: a dot product (u @ v of two 1-d tensors, dot) pairs entry i of u with entry i of "
+        f"v, so they need the same length: {a} and {b}."
+    )
+
+
 def _bmm(m, exc, ctx) -> str:
     want, got = _ints(m.group(1)), _ints(m.group(2))
     return (
@@ -649,6 +666,12 @@ _FAMILIES = [
     (r"Invalid padding string", _padding_string),
     (r"output padding must be smaller than either stride or dilation", _output_padding),
     (r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)", _matmul),
+    (r"size mismatch, got input \((\d+)\), mat \((\d+)x(\d+)\), vec \((\d+)\)", _mv),
+    (
+        r"inconsistent tensor size, expected tensor \[\d+\] and src \[\d+\] to have the same "
+        r"number of elements, but got (\d+) and (\d+) elements",
+        _dot,
+    ),
     (
         r"Expected size for first two dimensions of batch2 tensor to be: \[([\d, ]+)\] but got: "
         r"\[([\d, ]+)\]",

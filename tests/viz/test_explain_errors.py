@@ -148,6 +148,10 @@ def test_linear_gives_the_in_features_fix(torch):
     # a plain matmul: no layer to fix
     _, text = explained(lambda: torch.randn(2, 5) @ torch.randn(4, 3))
     assert text.startswith("tensorlab: a matrix product") and "5 != 4" in text
+    _, text = explained(lambda: torch.ones(2, 3) @ torch.ones(4))
+    assert text.startswith("tensorlab: a matrix times a vector") and "(2 x 3) @ (4,)" in text
+    _, text = explained(lambda: torch.ones(3) @ torch.ones(4))
+    assert text.startswith("tensorlab: a dot product") and "3 and 4" in text
     _, text = explained(lambda: torch.bmm(torch.randn(2, 2, 5), torch.randn(2, 4, 3)))
     assert text.startswith("tensorlab: bmm multiplies batch by batch")
 
