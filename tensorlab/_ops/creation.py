@@ -525,6 +525,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad: bool = Fa
     elif copy is False:  # alias or fail, as torch.asarray(copy=False)
         if isinstance(obj, np.ndarray):
             obj = from_numpy(obj)
+        elif _is_torch(obj):
+            obj = _from_torch(obj)
         if not isinstance(obj, Tensor):
             raise ValueError("can't alias arbitrary sequence into a tensor.")
         d = _check_dtype_arg("asarray", dtype)

@@ -135,6 +135,10 @@ def test_as_tensor_and_tensor_take_torch_tensors(torch):
     assert t[0, 1].item() != -7 and y[0, 1].item() == -7 and y.stride() == oracle.stride()
     assert tl.as_tensor(torch.tensor(2.5)).item() == 2.5
     assert tl.as_tensor(t, dtype=tl.float32).dtype is tl.float32
+    z = tl.asarray(t, copy=False)  # aliases, as torch.asarray(ndarray, copy=False)
+    z[1, 1] = 11
+    assert t[1, 1].item() == 11
+    assert tl.asarray(t, copy=True).untyped_storage().data_ptr() != t.data_ptr()
 
 
 def test_requires_grad_is_detached_with_a_warning(torch):
