@@ -211,7 +211,11 @@ def explain_conv(
     x = as_tensor(input)
     w = as_tensor(weight)
     b = None if bias is None else as_tensor(bias)
-    kernel = tuple(w.shape[2:]) if w.ndim == 4 else (1, 1)
+    if w.ndim != 4:
+        raise ValueError(
+            f"explain_conv explains 2-d convolutions (a 4-d weight); this weight is {w.ndim}-d"
+        )
+    kernel = tuple(w.shape[2:])
     if padding_mode == "zeros":
         out = F.conv2d(x, w, b, stride, padding, dilation, groups)
     else:
@@ -219,8 +223,6 @@ def explain_conv(
         t, bt, lf, r = _side_padding(padding, kernel, dil)
         xp = F.pad(x, [lf, r, t, bt], mode=padding_mode)
         out = F.conv2d(xp, w, b, stride, 0, dilation, groups)
-    if w.ndim != 4:
-        raise ValueError("explain_conv explains 2-d convolutions (a 4-d weight)")
     batched = x.ndim == 4
     index = tuple(int(i) for i in index)
     if len(index) != out.ndim:

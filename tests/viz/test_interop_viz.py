@@ -50,6 +50,8 @@ def test_explain_conv_takes_a_real_conv2d(torch, mode):
     assert str(tl.explain_conv(tl.from_torch(x), mine, index=(0, 5, 0, 4))) == str(e)
     with pytest.raises(ValueError, match="not both"):
         tl.explain_conv(x, conv, stride=2, index=(0, 0, 0, 0))
+    with pytest.raises(ValueError, match="explains 2-d convolutions"):
+        tl.explain_conv(torch.randn(1, 4, 8), torch.nn.Conv1d(4, 4, 3), index=(0, 0, 0))
 
 
 def test_matmul_and_transpose_explainers_take_layers(torch):
