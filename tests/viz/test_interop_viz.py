@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tensorlab as tl
 
@@ -117,3 +119,24 @@ def test_explorers_take_torch_tensors_and_layers(torch):
     t = torch.arange(6).view(2, 3)
     m = widgets.MemoryExplorer(t, ".T; .contiguous()", display="agg")
     assert m.last_error is None and m.shape.value == "2, 3"
+
+
+@settings(max_examples=60)
+@given(
+    shape=st.lists(st.integers(1, 4), min_size=1, max_size=4),
+    data=st.data(),
+)
+def test_explain_view_on_torch_views_agrees_with_torch(torch, shape, data):
+    """The verdict and the strides explain_view gives for a real torch view are torch's own."""
+    perm = data.draw(st.permutations(range(len(shape))))
+    step = data.draw(st.integers(1, 2))
+    n = int(np.prod(shape))
+    t = torch.arange(float(n * step))[::step].view(*shape).permute(*perm)
+    new = data.draw(st.sampled_from([(-1,), (t.shape[0], -1), (-1, t.shape[-1]), tuple(t.shape)]))
+    ex = tl.explain_view(t, *new)
+    try:
+        v = t.view(*new)
+    except RuntimeError:
+        assert not ex.ok
+    else:
+        assert ex.ok and ex.new_stride == v.stride() and ex.new_shape == tuple(v.shape)
