@@ -32,7 +32,6 @@ from ._dtype import (
     set_default_dtype,
     uint8,
 )
-from ._ops.copies import cat, concat, concatenate, hstack, stack, vstack
 from ._ops.creation import (
     BoolTensor,
     ByteTensor,

@@ -21,7 +21,8 @@ from .. import _dtype as D
 from .. import _layout as L
 from .._device import check_factory_device, strided
 from .._storage import storage_over
-from .._tensor import Tensor, _as_shape, check_inplace, tensor_method
+from .._tensor import Tensor, _as_shape, check_inplace
+from ..autograd.graph import check_out_grad
 from ..random import (  # noqa: F401  (re-exported: tensorlab's seeding API lives in random.py)
     Generator,
     _rng,
@@ -32,6 +33,7 @@ from ..random import (  # noqa: F401  (re-exported: tensorlab's seeding API live
     seed,
     set_rng_state,
 )
+from .native_functions import tensor_method
 
 # ---------------------------------------------------------------------------- options and out=
 
@@ -79,13 +81,7 @@ def _into_out(name: str, result: Tensor, out) -> Tensor:
     """Write a factory's ``result`` into ``out`` (resized like PyTorch's ``resize_output``)."""
     if out is None:
         return result
-    from ..autograd.grad_mode import STATE
-
-    if STATE.enabled and out.requires_grad:
-        raise RuntimeError(
-            f"aten::{name}(): functions with out=... arguments don't support automatic "
-            "differentiation, but one of the arguments requires grad."
-        )
+    check_out_grad(f"aten::{name}", (out,))
     check_inplace(out)
     shape = result._shape
     if out._shape != shape:

@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import _layout as L
-from .._tensor import Size, Tensor, _as_shape, _records_view, check_inplace, tensor_method
+from .._tensor import Size, Tensor, _as_shape, _records_view, check_inplace
 from ..autograd import graph as _graph
 from ..autograd.grad_mode import STATE as _GRAD
+from .native_functions import tensor_method
 
 # ---------------------------------------------------------------------------------------------
 # pure layout arithmetic
@@ -306,7 +307,7 @@ def tensor_split(input: Tensor, *args, **kwargs) -> tuple[Tensor, ...]:
     return tuple(_slice_piece(input, d, a, b) for a, b in zip(starts, ends))
 
 
-Tensor.tensor_split = tensor_split
+tensor_method("tensor_split", function=False)(tensor_split)
 
 
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
