@@ -58,10 +58,6 @@ def _embed(values: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
     return np.transpose(out, order)
 
 
-def _diag_of(arr: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
-    return np.diagonal(arr, offset, dim1, dim2)
-
-
 def _make_diag(out, input, diagonal=0):
     shape = input._shape
     if input.ndim == 1:

@@ -23,16 +23,6 @@ from .native_functions import tensor_method
 # ---------------------------------------------------------------------------------------------
 
 
-def storage_bytes_needed(
-    shape: Sequence[int], stride: Sequence[int], offset: int, item: int
-) -> int:
-    """Bytes a storage must hold for this layout: ``(offset + 1 + sum((n-1)*s)) * itemsize``
-    (0 for an empty tensor, whatever its offset: PyTorch's ``computeStorageNbytes``)."""
-    if L.numel(shape) == 0:
-        return 0
-    return (offset + 1 + sum((n - 1) * s for n, s in zip(shape, stride))) * item
-
-
 def check_as_strided(
     shape: Sequence[int], stride: Sequence[int], offset: int, item: int, storage_nbytes: int
 ) -> None:
