@@ -1,8 +1,8 @@
 """``Tensor``: metadata (shape, stride, storage offset, dtype) over a shared ``UntypedStorage``.
 
 Every view op below computes a new layout with a pure function of ``_layout`` and returns a new
-``Tensor`` on the *same* storage. Ops that make new data (math, copies) live in ``_ops/`` and attach
-themselves to ``Tensor`` through :func:`tensor_method`.
+``Tensor`` on the *same* storage. Ops that make new data (math, copies) live in ``_ops/``: rows of
+the op table in ``_ops/native_functions.py``, which installs them on ``Tensor``.
 """
 
 from __future__ import annotations
@@ -24,35 +24,22 @@ from ._storage import UntypedStorage, new_storage
 from .autograd import graph as _graph
 from .autograd.grad_mode import STATE as _GRAD
 
-# name -> function, for ``tensorlab.<name>`` module-level functions made from methods
+# name -> function: the ``tensorlab.<name>`` functions (filled by the op table's build())
 MODULE_FUNCTIONS: dict[str, Callable] = {}
 
 
 def tensor_method(*names: str, function: bool | str = True):
-    """Attach the decorated function to ``Tensor`` under ``names``.
+    """A row of the op table (``_ops/native_functions.py``: ``@op`` is the full form)."""
+    from ._ops import native_functions
 
-    ``function=True`` also exposes the first name as ``tensorlab.<name>(input, ...)``;
-    a string exposes it under that name instead.
-    """
-
-    def deco(fn):
-        for n in names:
-            setattr(Tensor, n, fn)
-        if function:
-            MODULE_FUNCTIONS[function if isinstance(function, str) else names[0]] = fn
-        return fn
-
-    return deco
+    return native_functions.tensor_method(*names, function=function)
 
 
 def module_function(name: str | None = None):
-    """Expose the decorated function as ``tensorlab.<name>`` (for functions that are not methods)."""
+    """A ``tensorlab.<name>`` row of the op table (``_ops/native_functions.py``)."""
+    from ._ops import native_functions
 
-    def deco(fn):
-        MODULE_FUNCTIONS[name or fn.__name__] = fn
-        return fn
-
-    return deco
+    return native_functions.module_function(name)
 
 
 class memory_format:

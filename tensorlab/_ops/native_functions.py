@@ -44,6 +44,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import sys
 from collections.abc import Callable
 
 from .._tensor import MODULE_FUNCTIONS, Tensor
@@ -278,7 +279,10 @@ def _install(table: dict, name: str) -> None:
     fn = _resolve(table, name)
     keywords = _family(fn) in KEYWORD_FAMILIES
     if table is FUNCTIONS:
-        MODULE_FUNCTIONS[name] = with_keywords(fn, name, method=False) if keywords else fn
+        fn = MODULE_FUNCTIONS[name] = with_keywords(fn, name, method=False) if keywords else fn
+        package = sys.modules.get("tensorlab")
+        if _BUILT and package is not None and name not in vars(package):
+            setattr(package, name, fn)  # a late row: tensorlab/__init__ has read the table
         return
     if not name.startswith("__"):
         if name in COUNT_FROM_SELF:

@@ -44,3 +44,29 @@ def test_out_with_grad_raises_like_torch(torch, call):
     ours, theirs = run(tensorlab), run(torch)
     assert theirs is not None
     assert ours == theirs.split("\n")[0]
+
+
+def test_the_recipe_adds_an_op(torch):
+    """The module docstring's recipe, followed by a late row (installed at once)."""
+    from tensorlab.autograd import formulas as AG
+
+    @table.op("recipe_neg", formula=AG.unary_node("neg"))
+    def recipe_neg(input, *, out=None):
+        return tensorlab.neg(input, out=out)
+
+    try:
+        x = tensorlab.tensor([1.5, -2.0, 3.0], requires_grad=True)
+        xt = torch.tensor([1.5, -2.0, 3.0], requires_grad=True)
+        y, yt = tensorlab.recipe_neg(x), torch.neg(xt)
+        assert y.tolist() == yt.tolist() == x.recipe_neg().tolist()
+        assert type(y.grad_fn).__name__ == type(yt.grad_fn).__name__
+        (y * tensorlab.tensor([1.0, 2.0, 3.0])).sum().backward()
+        (yt * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+        assert x.grad.tolist() == xt.grad.tolist()
+    finally:
+        for t in (table.METHODS, table.FUNCTIONS):
+            t.pop("recipe_neg", None)
+        table.MODULE_FUNCTIONS.pop("recipe_neg", None)
+        for owner in (Tensor, tensorlab):
+            if "recipe_neg" in vars(owner):
+                delattr(owner, "recipe_neg")
