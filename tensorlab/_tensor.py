@@ -202,7 +202,7 @@ class _TensorMeta(type):
 
     def __call__(cls, *args, **kwargs):
         if cls is Tensor and not (args and isinstance(args[0], UntypedStorage)):
-            from ._ops.creation import legacy_new
+            from ._ops.tensor_new import legacy_new
 
             return legacy_new(D.get_default_dtype(), args, kwargs, "base")
         return super().__call__(*args, **kwargs)
