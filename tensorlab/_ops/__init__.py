@@ -18,6 +18,7 @@ from . import (  # noqa: F401
     sorting,
     tensor_new,
     unary,
+    view_methods,
     views,
 )
 from .native_functions import build
