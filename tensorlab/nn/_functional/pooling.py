@@ -17,6 +17,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._tensor import Tensor
 from ...autograd import pooling as P
+from ..modules.utils import _pair
 from ._util import check_tensor, compute_dtype, record, wrap
 
 # ---------------------------------------------------------------------------- argument parsing
@@ -679,12 +680,6 @@ def max_unpool2d(
         res = res[0]
     out = wrap(res, input.dtype)
     return record(out, lambda: P.MaxUnpool2DBackward0(input, idx), input)
-
-
-def _pair(v):
-    if isinstance(v, collections.abc.Iterable):
-        return tuple(v)
-    return (v, v)
 
 
 def _unpool_output_size(input, kernel_size, stride, padding, output_size):
