@@ -805,5 +805,39 @@ def _rebuild(arr, dtype_name, requires_grad):
     return t
 
 
+def from_array(
+    values, dtype: D.dtype, *, shape=None, stride=None, memory_format=None, fresh: bool = False
+) -> Tensor:
+    """The one way to make a ``Tensor`` from a numpy result (or a number).
+
+    - ``values`` is converted to ``dtype`` as PyTorch converts (float to int truncates, anything
+      to bool tests ``!= 0``) and broadcast to ``shape`` (default: its own shape);
+    - the layout is ``stride`` when given, else ``memory_format``'s (contiguous by default;
+      ``channels_last``/``channels_last_3d``: c10's channels-last strides);
+    - the storage is ``values``' own buffer, without a copy, when its dtype and layout already fit
+      and it owns its memory (a private numpy result), or, with ``fresh=True``, whenever they fit
+      (the caller made ``values`` and keeps no other reference to it, as the nn kernels do);
+      otherwise a new storage holding a copy.
+    """
+    from ._ops._elementwise import cast_array  # (tensorlab._ops imports this module)
+
+    values = cast_array(np.asarray(values), dtype)
+    shape = values.shape if shape is None else tuple(shape)
+    stride = _format_strides(shape, memory_format) if stride is None else tuple(stride)
+    if values.shape == shape and values.size and (fresh or values.flags.owndata):
+        item = values.itemsize
+        if builtins.all(
+            size == 1 or st * item == nst for size, st, nst in zip(shape, stride, values.strides)
+        ) and L.storage_span(shape, stride, 0) == (0, values.size):
+            flat = np.lib.stride_tricks.as_strided(values, (values.size,), (item,))
+            return Tensor(UntypedStorage(flat, owner=values), shape, stride, 0, dtype)
+    n = L.numel(shape)
+    size = 0 if n == 0 else 1 + builtins.sum((s - 1) * st for s, st in zip(shape, stride))
+    out = Tensor(new_storage(size, dtype.np), shape, stride, 0, dtype)
+    if n:
+        out._np()[...] = values
+    return out
+
+
 def is_tensor(obj) -> builtins.bool:
     return isinstance(obj, Tensor)

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
-from .._tensor import Tensor, check_inplace
+from .._tensor import Tensor, check_inplace, from_array
 from ..autograd import formulas as AG
 from ..autograd.views import same_as
 from ._elementwise import (
@@ -31,8 +31,8 @@ from ._elementwise import (
     check_out_shape,
     check_overlap,
     checked_scalar,
-    new_tensor,
     not_implemented,
+    output_strides,
     scalar_array,
     write_into,
 )
@@ -323,7 +323,7 @@ def _pow_impl(base, exp, out: Tensor | None) -> Tensor:
             values = np.ones(base._shape, common.np) if exp == 0 else _values(base, common)
             if out is not None:
                 return write_into(out, values)
-            return new_tensor(values, common, shape, (base,))
+            return from_array(values, common, shape=shape, stride=output_strides(shape, (base,)))
         if common is D.float16 or not common.is_floating_point:
             checked_scalar(exp, common)
     if common is D.bool_:

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
-from .._tensor import Tensor, check_inplace
+from .._tensor import Tensor, check_inplace, from_array
 from ..autograd import formulas as AG
 from ..autograd.views import same_as
 from ._elementwise import (
@@ -30,8 +30,8 @@ from ._elementwise import (
     cast_array,
     checked_scalar,
     cpp_name,
-    new_tensor,
     not_implemented,
+    output_strides,
     scalar_name,
     store_out,
     write_into,
@@ -111,7 +111,9 @@ def _logical(fname: str, kernel: Kernel):
         values = kernel(cast_array(input._np(), D.bool_), cast_array(other._np(), D.bool_))
         if out is not None:
             return write_into(out, values)
-        return new_tensor(values, D.bool_, shape, (input, other))
+        return from_array(
+            values, D.bool_, shape=shape, stride=output_strides(shape, (input, other))
+        )
 
     op.__name__ = op.__qualname__ = fname
     op.__doc__ = f"Elementwise ``{fname}`` of the truth values; returns a bool tensor."
@@ -294,7 +296,9 @@ def where(condition, input=None, other=None, *, out=None):
 
     arrays = (_values(input, common), _values(other, common))
     values = k(*arrays)
-    return new_tensor(values, common, shape, (condition, input, other))
+    return from_array(
+        values, common, shape=shape, stride=output_strides(shape, (condition, input, other))
+    )
 
 
 @tensor_method("nonzero")
@@ -371,7 +375,7 @@ def lerp(input, end, weight, *, out=None) -> Tensor:
         values = _lerp_kernel(*np.broadcast_arrays(x, y, w))
     if out is not None:
         return write_into(out, values)
-    return new_tensor(values, dt, shape, operands)
+    return from_array(values, dt, shape=shape, stride=output_strides(shape, operands))
 
 
 @op("lerp_", function=False, inplace=same_as(lerp))

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
-from .._tensor import Tensor, check_inplace
+from .._tensor import Tensor, check_inplace, from_array
 from ..autograd import formulas as AG
 from ..autograd.grad_mode import STATE as _GRAD
 from ..autograd.graph import check_out_grad
@@ -19,7 +19,6 @@ from ._elementwise import (
     _operand,
     check_no_internal_overlap,
     cpp_name,
-    fresh_contiguous,
     not_implemented,
     resize_out,
     scalar_name,
@@ -47,7 +46,7 @@ def _matmul_np(x: np.ndarray, y: np.ndarray, dt: D.dtype) -> np.ndarray:
 
 
 def _fresh(values: np.ndarray, dt: D.dtype) -> Tensor:
-    return fresh_contiguous(values, dt)
+    return from_array(values, dt)
 
 
 def _into(out, result: Tensor, message: str | None = None) -> Tensor:

@@ -19,11 +19,11 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
-from .._tensor import Tensor, check_inplace
+from .._tensor import Tensor, check_inplace, from_array
 from ..autograd import formulas as AG
 from ..autograd.graph import differentiable
 from ..autograd.views import inplace_differentiable, same_as
-from ._elementwise import cast_array, fresh_contiguous, not_implemented, scalar_name
+from ._elementwise import cast_array, not_implemented, scalar_name
 from .comparison import maximum, minimum
 from .native_functions import module_function, op, tensor_method
 
@@ -130,7 +130,7 @@ def _int_dim(fname: str, dim, pos: int = 1) -> builtins.int:
 
 def _result(values, dtype: D.dtype) -> Tensor:
     """A fresh contiguous tensor (reductions always return contiguous results)."""
-    return fresh_contiguous(values, dtype)
+    return from_array(values, dtype)
 
 
 def _shape_after(t: Tensor, dims: tuple[int, ...], keepdim: bool) -> tuple[int, ...]:

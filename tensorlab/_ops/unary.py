@@ -10,7 +10,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, check_inplace
+from .._tensor import Tensor, check_inplace, from_array
 from ..autograd import formulas as AG
 from ..autograd.graph import differentiable
 from ..autograd.views import inplace_differentiable, same_as
@@ -22,8 +22,8 @@ from ._elementwise import (
     check_cast,
     check_no_internal_overlap,
     like_strides,
-    new_tensor,
     not_implemented,
+    output_strides,
     write_into,
 )
 from .native_functions import alias, op, tensor_method
@@ -98,7 +98,12 @@ def _unary(
         check(input.dtype)
         with np.errstate(all="ignore"):
             values = compute(input, common)
-        return new_tensor(values, result_dtype(input.dtype), input._shape, (input,))
+        return from_array(
+            values,
+            result_dtype(input.dtype),
+            shape=input._shape,
+            stride=output_strides(input._shape, (input,)),
+        )
 
     def op_(self: Tensor) -> Tensor:
         common = result_dtype(self.dtype)
@@ -249,7 +254,7 @@ def isinf(input) -> Tensor:
     input = _operand(input, "isinf", "input", 1, scalar_ok=False)
     if input.dtype.is_floating_point:
         return _isinf(input)
-    return new_tensor(False, D.bool_, input._shape, stride=like_strides(input))
+    return from_array(False, D.bool_, shape=input._shape, stride=like_strides(input))
 
 
 @tensor_method("isfinite")
@@ -258,7 +263,7 @@ def isfinite(input) -> Tensor:
     input = _operand(input, "isfinite", "input", 1, scalar_ok=False)
     if input.dtype.is_floating_point:
         return _isfinite(input)
-    return new_tensor(True, D.bool_, input._shape, stride=like_strides(input))
+    return from_array(True, D.bool_, shape=input._shape, stride=like_strides(input))
 
 
 logical_not = _unary("logical_not", lambda x: x == 0, result_bool=True, inplace=False)
@@ -284,10 +289,17 @@ def round(input, *, decimals: int = 0) -> Tensor:
     if not input.dtype.is_floating_point:
         if decimals != 0:
             raise not_implemented("round_cpu", input.dtype)
-        return new_tensor(input._np(), input.dtype, input._shape, (input,))
+        return from_array(
+            input._np(),
+            input.dtype,
+            shape=input._shape,
+            stride=output_strides(input._shape, (input,)),
+        )
     with np.errstate(all="ignore"):
         values = _round_kernel(decimals)(_values(input, input.dtype))
-    return new_tensor(values, input.dtype, input._shape, (input,))
+    return from_array(
+        values, input.dtype, shape=input._shape, stride=output_strides(input._shape, (input,))
+    )
 
 
 @op("round_", function=False, inplace=same_as(round))

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype as D
-from .._dtype import SCALAR_NAME
-from .._tensor import Tensor
-from ..autograd import conv as _derivatives
-from ..autograd.graph import differentiable
-from . import _conv_kernels as K
-from ._args import is_int_like, type_name, unpack_int_list
-from .modules.utils import _pair
+from ... import _dtype as D
+from ..._dtype import SCALAR_NAME
+from ..._tensor import Tensor
+from ...autograd import conv as _derivatives
+from ...autograd.graph import differentiable
+from .. import _conv_kernels as K
+from .._args import is_int_like, type_name, unpack_int_list
+from ..modules.utils import _pair
 
 __all__ = ["fold", "unfold"]
 
