@@ -289,6 +289,18 @@ class Tensor(metaclass=_TensorMeta):
             out._view_no_grad = True
         return out
 
+    def _resize_contiguous(self, shape: tuple[int, ...]) -> None:
+        """``resize_``'s layout change: ``shape`` with contiguous strides over the same storage,
+        grown (old values kept, zeros after) when it is too small. No checks, no version bump."""
+        needed = self._offset + L.numel(shape)
+        if needed > self._storage._array.size:
+            grown = new_storage(needed, self._dtype.np)
+            old = self._storage._array
+            grown._array[: old.size] = old
+            grown._array[old.size :] = 0
+            self._storage = grown
+        self._shape, self._stride = shape, L.contiguous_strides(shape)
+
     def _np(self) -> np.ndarray:
         """The numpy array looking at exactly this tensor's elements (shares memory, writable)."""
         item = self._dtype.itemsize

@@ -321,15 +321,7 @@ def resize_out(out: Tensor, shape) -> None:
             UserWarning,
             stacklevel=4,
         )
-    from .._storage import new_storage
-
-    needed = out._offset + L.numel(shape)
-    if needed > out._storage._array.size:
-        storage = new_storage(needed, out.dtype.np)
-        old = out._storage._array
-        storage._array[: old.size] = old
-        out._storage = storage
-    out._shape, out._stride = shape, L.contiguous_strides(shape)
+    out._resize_contiguous(shape)
 
 
 def store_out(result: Tensor, out, *, same_dtype: str | None = None) -> Tensor:

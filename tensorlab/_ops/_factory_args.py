@@ -75,24 +75,10 @@ def _into_out(name: str, result: Tensor, out) -> Tensor:
                 UserWarning,
                 stacklevel=3,
             )
-        _resize(out, shape)
+        out._resize_contiguous(tuple(shape))
     if out.numel():
         out._np()[...] = result._np()
     return out
-
-
-def _resize(t: Tensor, shape) -> None:
-    """``t.resize_(shape)``'s effect on the layout: contiguous strides, storage grown if needed."""
-    from .._storage import new_storage
-
-    shape = tuple(shape)
-    needed = t._offset + L.numel(shape)
-    if needed > t._storage._array.size:
-        storage = new_storage(needed, t.dtype.np)
-        old = t._storage._array
-        storage._array[: old.size] = old
-        t._storage = storage
-    t._shape, t._stride = shape, L.contiguous_strides(shape)
 
 
 def _size_arg(args: tuple, size, name: str) -> tuple:

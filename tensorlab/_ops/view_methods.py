@@ -11,7 +11,6 @@ import warnings
 
 from .. import _dtype as D
 from .. import _layout as L
-from .._storage import new_storage
 from .._tensor import (
     Tensor,
     _as_shape,
@@ -492,14 +491,7 @@ def resize_(self, *sizes, memory_format=None) -> Tensor:
         raise RuntimeError("cannot resize variables that require grad")
     if shape == self._shape:
         return self
-    needed = self._offset + L.numel(shape)
-    if needed > self._storage._array.size:
-        grown = new_storage(needed, self._dtype.np)
-        old = self._storage._array
-        grown._array[: old.size] = old
-        grown._array[old.size :] = 0
-        self._storage = grown
-    self._shape, self._stride = shape, L.contiguous_strides(shape)
+    self._resize_contiguous(shape)
     self._vc[0] += 1
     return self
 

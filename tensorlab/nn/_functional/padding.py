@@ -161,44 +161,8 @@ def _constant_pad_nd(x: Tensor, pads, value) -> Tensor:
 
 def _clone_preserve(arr: np.ndarray, like: Tensor) -> Tensor:
     """``clone()`` with ``preserve_format``: keep dense strides, else infer a dense permutation."""
-    shape, stride = tuple(like.shape), like.stride()
-    if not L.is_non_overlapping_and_dense(shape, stride):
-        stride = _infer_dense_strides(shape, stride)
-    return from_array(arr, like.dtype, shape=shape, stride=stride)
-
-
-def _infer_dense_strides(shape, stride) -> tuple[int, ...]:
-    """ATen's ``infer_dense_strides``: a dense layout with the dims ordered as ``stride`` orders them."""
-    nd = len(shape)
-    perm = list(range(nd - 1, -1, -1))
-
-    def should_swap(d0, d1):
-        s0, s1 = stride[d0], stride[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 < s1:
-            return -1
-        if s0 > s1:
-            return 1
-        return 1 if shape[d0] > shape[d1] else 0
-
-    for i in range(1, nd):
-        dim1 = i
-        for j in range(1, i + 1):
-            dim0 = i - j
-            c = should_swap(perm[dim0], perm[dim1])
-            if c > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif c < 0:
-                break
-    out = [0] * nd
-    cur = 1
-    for d in perm:
-        out[d] = cur
-        if shape[d] > 1:
-            cur *= shape[d]
-    return tuple(out)
+    stride = L.preserve_strides(like._shape, like._stride)
+    return from_array(arr, like.dtype, shape=like._shape, stride=stride)
 
 
 @differentiable(_derivatives.reflect_replicate_node, "pad")
