@@ -284,15 +284,7 @@ def _conv3d_backend(x, weight, bias, stride, padding, dilation, groups) -> Tenso
                 "additional diagnostic information."
             )
     elif any(d != 1 for d in dilation):
-        if min(kernel) <= 0:
-            raise RuntimeError(f"kernel size should be greater than zero, but got {_fmt(kernel)}")
-        if any(d <= 0 for d in dilation):
-            raise RuntimeError(f"dilation should be greater than zero, but got {_fmt(dilation)}")
-        if x.dtype.name not in ("float16", "float32", "float64", "int64"):
-            raise NotImplementedError(
-                f"\"slow_conv_dilated<>\" not implemented for '{_SCALAR_NAME[x.dtype.name]}'"
-            )
-        _check_weight_scalar_type(x, weight)
+        _check_slow_dilated(x, weight, kernel, dilation)
     else:
         if min(kernel) <= 0:
             raise RuntimeError(
@@ -365,15 +357,7 @@ def _conv2d_backend(x, weight, bias, stride, padding, dilation, groups) -> Tenso
                 "additional diagnostic information."
             )
     elif any(d != 1 for d in dilation):
-        if kh <= 0 or kw <= 0:
-            raise RuntimeError(f"kernel size should be greater than zero, but got {_fmt([kh, kw])}")
-        if any(d <= 0 for d in dilation):
-            raise RuntimeError(f"dilation should be greater than zero, but got {_fmt(dilation)}")
-        if x.dtype.name not in ("float16", "float32", "float64", "int64"):
-            raise NotImplementedError(
-                f"\"slow_conv_dilated<>\" not implemented for '{_SCALAR_NAME[x.dtype.name]}'"
-            )
-        _check_weight_scalar_type(x, weight)
+        _check_slow_dilated(x, weight, [kh, kw], dilation)
     else:
         if kh <= 0 or kw <= 0:
             raise RuntimeError(
@@ -386,6 +370,19 @@ def _conv2d_backend(x, weight, bias, stride, padding, dilation, groups) -> Tenso
     fmt = channels_last if (suggest_memory_format(x) or suggest_memory_format(weight)) else None
     arr = _compute(x, weight, bias, stride, padding, dilation, groups)
     return from_array(arr, x.dtype, memory_format=fmt, fresh=True)
+
+
+def _check_slow_dilated(x, weight, kernel, dilation) -> None:
+    """The checks of ``slow_conv_dilated{2,3}d``, the CPU path of a dilated convolution."""
+    if min(kernel) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got {_fmt(kernel)}")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got {_fmt(dilation)}")
+    if x.dtype.name not in ("float16", "float32", "float64", "int64"):
+        raise NotImplementedError(
+            f"\"slow_conv_dilated<>\" not implemented for '{_SCALAR_NAME[x.dtype.name]}'"
+        )
+    _check_weight_scalar_type(x, weight)
 
 
 def _check_weight_scalar_type(x, weight) -> None:
