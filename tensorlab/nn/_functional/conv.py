@@ -275,14 +275,7 @@ def _conv3d_backend(x, weight, bias, stride, padding, dilation, groups) -> Tenso
                     f"({_tensor_type_string(t)}) should be the same or input should be a MKLDNN "
                     f"tensor and {what} is a dense tensor"
                 )
-        if any(d <= 0 for d in dilation):
-            raise RuntimeError("non-positive dilation is not supported")
-        if min(kernel) <= 0:
-            raise RuntimeError(
-                "could not create a primitive descriptor for the convolution forward propagation "
-                "primitive. Run workload with environment variable ONEDNN_VERBOSE=all to get "
-                "additional diagnostic information."
-            )
+        _check_onednn_sizes(kernel, dilation)
     elif any(d != 1 for d in dilation):
         _check_slow_dilated(x, weight, kernel, dilation)
     else:
@@ -348,14 +341,7 @@ def _conv2d_backend(x, weight, bias, stride, padding, dilation, groups) -> Tenso
                 f"({_tensor_type_string(bias)}) should be the same or input should be a MKLDNN "
                 "tensor and bias is a dense tensor"
             )
-        if any(d <= 0 for d in dilation):
-            raise RuntimeError("non-positive dilation is not supported")
-        if kh <= 0 or kw <= 0:
-            raise RuntimeError(
-                "could not create a primitive descriptor for the convolution forward propagation "
-                "primitive. Run workload with environment variable ONEDNN_VERBOSE=all to get "
-                "additional diagnostic information."
-            )
+        _check_onednn_sizes([kh, kw], dilation)
     elif any(d != 1 for d in dilation):
         _check_slow_dilated(x, weight, [kh, kw], dilation)
     else:
@@ -370,6 +356,18 @@ def _conv2d_backend(x, weight, bias, stride, padding, dilation, groups) -> Tenso
     fmt = channels_last if (suggest_memory_format(x) or suggest_memory_format(weight)) else None
     arr = _compute(x, weight, bias, stride, padding, dilation, groups)
     return from_array(arr, x.dtype, memory_format=fmt, fresh=True)
+
+
+def _check_onednn_sizes(kernel, dilation) -> None:
+    """oneDNN's refusals of a non-positive dilation or kernel size."""
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("non-positive dilation is not supported")
+    if min(kernel) <= 0:
+        raise RuntimeError(
+            "could not create a primitive descriptor for the convolution forward propagation "
+            "primitive. Run workload with environment variable ONEDNN_VERBOSE=all to get "
+            "additional diagnostic information."
+        )
 
 
 def _check_slow_dilated(x, weight, kernel, dilation) -> None:
