@@ -3,10 +3,12 @@
 How to add an op
 ----------------
 1. Write it as a plain function in the ``_ops`` module of its family (``arithmetic``, ``unary``,
-   ``reduce``, ``distributions``, ...; a new module goes into ``MODULES`` in ``_ops/__init__.py``;
-   an op that lives elsewhere, e.g. ``nn/``, is imported by the module listed there).
+   ``reduce``, ``distributions``, ...; a new module goes into the import list of
+   ``_ops/__init__.py``; an op written elsewhere, e.g. in ``nn/``, is imported by one listed there).
 2. Put one ``@op`` row on it::
 
+       from ..autograd import formulas as AG
+       from ..autograd.views import same_as
        from .native_functions import op
 
        @op("frac", formula=AG.unary_node("frac"))  # tensorlab.frac and Tensor.frac
@@ -16,7 +18,7 @@ How to add an op
        def frac_(self) -> Tensor: ...
 
    - names: the first is ``tensorlab.<name>`` and a method; more names are more methods
-     (``"clip", "clamp"``...); ``function=False``: a method only; ``function="other"``: the
+     (``@op("sub_", "subtract_", function=False)``); ``function=False``: a method only; ``function="other"``: the
      function under another name; ``method=False``: ``tensorlab.<name>`` only;
    - ``operators=("__add__", "__radd__")``: Python operators (they return ``NotImplemented`` for
      operands PyTorch refuses);
@@ -35,8 +37,9 @@ How to add an op
 
 Nothing touches ``Tensor`` or ``tensorlab`` at import: :func:`build` (called once, at the end of
 ``tensorlab/_ops/__init__.py``) reads the table, so the op modules import in any order.
-``tensor_method(*names, function=...)`` and ``module_function(name)`` are ``@op`` without
-``formula=`` (older spelling, still accepted).
+``tensor_method(*names, function=...)`` and ``module_function(name)`` (here, or from
+``tensorlab._tensor``) are rows without a formula: the older spelling, still accepted; so is
+``@differentiable(make_node, name)`` under them.
 """
 
 from __future__ import annotations
