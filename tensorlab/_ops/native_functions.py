@@ -295,10 +295,40 @@ def _install(table: dict, name: str) -> None:
     setattr(Tensor, name, fn)
 
 
+# in-place methods that torch also exposes as functions (``torch.sin_(t)``: the method on t);
+# those tensorlab has as methods become functions too (asked of torch 2.13.0: ``dir(torch)``)
+INPLACE_FUNCTIONS = (
+    "abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ as_strided_ "
+    "asin_ asinh_ atan_ atanh_ ceil_ celu_ clamp_ clamp_max_ clamp_min_ clip_ conj_physical_ "
+    "cos_ cosh_ deg2rad_ detach_ erf_ erfc_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ gcd_ i0_ "
+    "index_put_ lcm_ ldexp_ log10_ log1p_ log2_ log_ logit_ nan_to_num_ neg_ negative_ "
+    "rad2deg_ reciprocal_ relu_ resize_as_ round_ rsqrt_ selu_ sigmoid_ sin_ sinc_ sinh_ "
+    "sqrt_ square_ tan_ tanh_ threshold_ trunc_ xlogy_ zero_"
+).split()
+
+
+def _inplace_function(name: str, method):
+    """``torch.<name>_(input, ...)``: the method, with the function's argument error."""
+
+    @functools.wraps(method)
+    def fn(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            raise TypeError(
+                f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                f"{type(input).__name__}"
+            )
+        return getattr(input, name)(*args, **kwargs)
+
+    return fn
+
+
 def build() -> None:
     """Install every row: ``Tensor`` methods and operators, ``tensorlab.<name>`` functions."""
     if _BUILT:
         return
+    for name in INPLACE_FUNCTIONS:
+        if name in METHODS and name not in FUNCTIONS:
+            FUNCTIONS[name] = _inplace_function(name, _resolve(METHODS, name))
     for table in (METHODS, FUNCTIONS):
         for name in table:
             _install(table, name)
