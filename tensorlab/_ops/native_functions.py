@@ -139,7 +139,7 @@ def _operator(fn):
 OUT = set(
     """abs absolute acos acosh add all amax amin any arccos arccosh arcsin arcsinh arctan arctan2
     arctanh argmax argmin asin asinh atan atan2 atanh bitwise_and bitwise_not bitwise_or
-    bitwise_xor ceil clamp clamp_max clamp_min clip column_stack cos cosh cross cumprod cumsum
+    bitwise_xor bitwise_left_shift bitwise_right_shift ceil clamp clamp_max clamp_min clip column_stack cos cosh cross cumprod cumsum
     diag diff div divide dstack eq erf erfc exp exp2 expm1 fix floor floor_divide fmod gather ge
     greater greater_equal gt index_add index_copy index_select le lerp less
     less_equal log log10 log1p log2 logcumsumexp logical_and logical_not logical_or logical_xor
@@ -163,7 +163,8 @@ KEYWORD_FAMILIES = {
 COUNT_FROM_SELF = set(
     "add sub subtract rsub mul multiply div divide true_divide floor_divide remainder fmod pow "
     "maximum minimum eq ne lt le gt ge not_equal less less_equal greater greater_equal "
-    "logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor isclose allclose "
+    "logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor bitwise_left_shift "
+    "bitwise_right_shift isclose allclose "
     "equal lerp dot mv mm bmm outer ger matmul".split()
 )
 
