@@ -66,13 +66,13 @@ def _sandbox_note(command: str, mode: str) -> None:
 
 
 def cmd_assign(args) -> int:
-    from .grading.assign import AssignError, assign
+    from .grading.assign import AssignError, AuthoringError, assign
 
     try:
         manifest = assign(args.solutions_dir, args.exercises_dir)
     except AssignError as e:
         print(f"tensorlab assign: error: {e}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(e, AuthoringError) else 1
     n_nb, n_q = len(manifest["notebooks"]), len(manifest["questions"])
     print(
         f"wrote {n_nb} exercise notebooks ({n_q} questions) and release.json to {args.exercises_dir}"

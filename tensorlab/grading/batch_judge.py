@@ -51,9 +51,17 @@ def answer_from(outputs: list, nonce: str, qid: str):
 
 
 def judge_answer(q, answer, seed: int):
+    from .authoring import PublicCheck, judge_public
     from .encode import decode
     from .judge import judge_function, judge_value
 
+    if isinstance(q, PublicCheck):  # a learner's own check of an authored course
+        if q.kind == "function" and isinstance(answer, dict) and answer.get("t") == "results":
+            items = answer.get("items")
+            if not isinstance(items, list):
+                raise ValueError("malformed results")
+            return judge_public(q, [decode(x) for x in items])
+        return judge_public(q, decode(answer))
     if q.kind == "function" and isinstance(answer, dict) and answer.get("t") == "results":
         items = answer.get("items")
         if not isinstance(items, list):

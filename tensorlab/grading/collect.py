@@ -1,6 +1,7 @@
 """Stage 1, collect: every submission found, read and identified before any kernel starts.
 
-The student is the folder's name under the class folder (unicode kept); loose, unknown, duplicate, unreadable
+The student is the folder's name under the class folder (unicode kept, NFC-normalised: a name
+decomposed as macOS zips write it is the same student); loose, unknown, duplicate, unreadable
 files are recorded with the reason, never merged, never a crash. What was read (the snapshot,
 ``Job.data``) is what is graded.
 """
@@ -12,6 +13,7 @@ import json
 import os
 import re
 import stat
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,8 +57,10 @@ def student_file(student: str) -> str:
 
 
 def _display(name: str) -> str:
-    """A file name as text (undecodable bytes shown as escapes, never an encoding error)."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    """A file name as text (undecodable bytes shown as escapes, never an encoding error),
+    NFC-normalised: a name decomposed (NFD, as macOS zips write it) is the same name."""
+    text = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return unicodedata.normalize("NFC", text)
 
 
 def read_submission(path: Path, root: Path | None) -> tuple[bytes | None, str | None]:

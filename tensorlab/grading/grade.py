@@ -42,7 +42,16 @@ from .collect import (  # noqa: F401 - the stages' public names, importable from
 from .executors import executor_for
 from .rebuild import ExecCell, read_templates, rebuild  # noqa: F401
 from .records import STATUSES, UNASSIGNED  # noqa: F401
-from .results import UNDO_PREFIX, Results, Sink, undo, write_results  # noqa: F401
+from .results import (  # noqa: F401
+    UNDO_PREFIX,
+    Busy,
+    Lock,
+    Results,
+    Sink,
+    recorded_seed,
+    undo,
+    write_results,
+)
 from .run import MAX_RESTARTS, PRELUDE, Settings, grade_notebook  # noqa: F401
 
 
@@ -87,6 +96,28 @@ class Progress:
         self.stream.flush()
 
 
+def _authored_questions(manifest: dict, release_dir) -> None:
+    """An instructor's own questions for the workers: the solutions' code when the grader has
+    the solutions (references, hidden inputs), else the public checks (``tensorlab check`` on a
+    learner's machine)."""
+    import json
+
+    from .authoring import CHECKS_FILE, read_solutions
+
+    code = read_solutions(manifest)
+    if code is not None:
+        manifest["authored_code"] = code
+        return
+    path = Path(release_dir) / CHECKS_FILE
+    try:
+        manifest["authored_public"] = json.loads(path.read_text(encoding="utf-8"))["questions"]
+    except (OSError, ValueError, KeyError) as e:
+        raise FileNotFoundError(
+            f"this release has the instructor's own questions, and neither their solutions "
+            f"({manifest['authored'].get('solutions')}) nor {path} are here: {e}"
+        ) from None
+
+
 def grade(
     submissions: list[str],
     out_dir: str | os.PathLike,
@@ -112,13 +143,65 @@ def grade(
 
     mode = resolve(sandbox)
     manifest = load_release(release_dir)
+    manifest["templates"] = read_templates(release_dir, manifest)
+    if manifest.get("authored"):
+        _authored_questions(manifest, release_dir)
+    job_list = collect(submissions, manifest)  # every file read now, before any kernel starts
+    out = Path(out_dir)
+    created = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    lock = Lock(out)
+    try:
+        lock.acquire()
+    except Busy:
+        if created:
+            out.rmdir()
+        raise
+    try:
+        return _grade_locked(
+            job_list,
+            out,
+            created,
+            manifest,
+            release_dir,
+            mode,
+            seed,
+            progress,
+            jobs,
+            cluster,
+            cell_timeout,
+            timeout,
+            memory,
+            lock,
+        )
+    finally:
+        lock.release()
+
+
+def _grade_locked(
+    job_list,
+    out,
+    created,
+    manifest,
+    release_dir,
+    mode,
+    seed,
+    progress,
+    jobs,
+    cluster,
+    cell_timeout,
+    timeout,
+    memory,
+    lock,
+) -> dict:
+    if seed is None:  # a regrade into DIR judges on the hidden inputs of the first run
+        seed = recorded_seed(out)
     if seed is None:
         seed = secrets.randbits(32)
     settings = Settings(str(Path(release_dir).resolve()), cell_timeout, timeout, memory, seed, mode)
-    manifest["templates"] = read_templates(release_dir, manifest)
-    job_list = collect(submissions, manifest)  # every file read now, before any kernel starts
     started = time.monotonic()
-    results = Results(out_dir, manifest, settings, job_list)
+    results = Results(out, manifest, settings, job_list)
+    results.created = created
     sink = Sink(Progress(len(job_list), progress), results)
     records: list[dict | None] = [None] * len(job_list)
     try:
@@ -136,6 +219,7 @@ def grade(
         done = [r for r in records if r is not None]
         files = results.finish()
     except BaseException:  # Ctrl-C, an unreachable cluster, a grader bug: the run is undone
+        lock.release()  # (the lock file goes first: an undone run that made DIR removes it)
         undo(results)
         raise
     return {

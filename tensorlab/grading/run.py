@@ -215,6 +215,10 @@ def grade_notebook(job: Job, manifest: dict, settings: Settings) -> dict:
         record.update(status="error", reason=reason)
         record["questions"] = unjudged(infos, "error", reason)
         return record
+    if manifest.get("authored"):
+        from .authoring import ensure_registered
+
+        ensure_registered(manifest)  # an instructor's own questions, in this process
     template = nbformat.reads(manifest["templates"][job.notebook], as_version=4)
     cells, problems = rebuild(template, submission, infos)
     results: dict[str, dict] = {}
