@@ -1,4 +1,4 @@
-"""The ``tensorlab`` command: ``start``, ``assign``, ``grade``, ``check``.
+"""The ``tensorlab`` command: ``start``, ``assign``, ``grade``, ``check``, ``report``, ``export``.
 
 Exit status: 0 on success, 1 when the command itself fails (an unreadable release, an
 unwritable output directory, a grader error), 2 for usage errors. Broken submissions are
@@ -427,7 +427,83 @@ def build_parser() -> argparse.ArgumentParser:
         "release.json, else ./exercises, else the exercises shipped with tensorlab)",
     )
     c.set_defaults(func=cmd_check)
+
+    r = sub.add_parser(
+        "report",
+        help="write DIR/report.html: how the class did (distributions, misconceptions)",
+        description="Read the grade files in DIR (written by `tensorlab grade --out DIR`) and "
+        "write DIR/report.html: score distributions per notebook and question, the most common "
+        "misconceptions, questions nobody solved, lost and killed notebooks (one self-contained "
+        "file, plots embedded); print a short summary.",
+    )
+    r.add_argument("dir", metavar="DIR", help="the folder `tensorlab grade` wrote")
+    r.set_defaults(func=cmd_report)
+
+    e = sub.add_parser(
+        "export",
+        help="write the grades in DIR as the CSV Canvas, Moodle or Gradescope imports",
+        description="Write the grades in DIR as the CSV a learning management system imports: "
+        "canvas (Gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, a column per "
+        "notebook), moodle (CSV grade import by Email address / ID number), gradescope (score "
+        "upload: Name, SID, Email, Score). ROSTER.csv maps each student folder name (column "
+        "'student') to the LMS identity: canvas_id / sis_user_id / sis_login_id, email / "
+        "id_number, email / sid (and optional name, section). Exit 1 when a graded student is "
+        "not in the roster (unless --allow-unmatched), 2 for a missing or malformed roster.",
+    )
+    e.add_argument("dir", metavar="DIR", help="the folder `tensorlab grade` wrote")
+    e.add_argument("--format", required=True, choices=("canvas", "moodle", "gradescope"))
+    e.add_argument("--roster", required=True, metavar="ROSTER.csv")
+    e.add_argument("--out", required=True, metavar="FILE", help="the CSV file to write")
+    e.add_argument(
+        "--allow-unmatched",
+        action="store_true",
+        help="export the students the roster has even when others are not in it",
+    )
+    e.set_defaults(func=cmd_export)
     return p
+
+
+def cmd_report(args) -> int:
+    from .grading.pages import summary_lines, write_report
+
+    if not Path(args.dir).is_dir():
+        return _usage_error("report", f"{args.dir} is not a folder")
+    try:
+        path, summary = write_report(args.dir)
+    except (OSError, ValueError) as e:
+        print(f"tensorlab report: error: {e}", file=sys.stderr)
+        return 1
+    for line in summary_lines(summary):
+        print(line)
+    print(f"wrote {path}")
+    return 0
+
+
+def cmd_export(args) -> int:
+    from .grading.export import RosterError, Unmatched, export
+
+    if not Path(args.dir).is_dir():
+        return _usage_error("export", f"{args.dir} is not a folder")
+    try:
+        done = export(
+            args.dir, args.format, args.roster, args.out, allow_unmatched=args.allow_unmatched
+        )
+    except RosterError as e:
+        return _usage_error("export", str(e))
+    except Unmatched as e:
+        print(
+            f"tensorlab export: error: not in the roster: {e} (nothing written; add them to "
+            f"{args.roster}, or pass --allow-unmatched)",
+            file=sys.stderr,
+        )
+        return 1
+    except (OSError, ValueError) as e:
+        print(f"tensorlab export: error: {e}", file=sys.stderr)
+        return 1
+    print(f"wrote {done['rows']} students to {args.out} ({args.format})")
+    for student in done["unmatched"]:
+        print(f"warning: not in the roster, not exported: {student}", file=sys.stderr)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

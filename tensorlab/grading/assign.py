@@ -237,6 +237,8 @@ def make_exercise(nb, name: str, authored: list | None = None):
         }
         if getattr(q, "partial", False):
             questions[qid]["partial"] = True
+        if own is not None and not getattr(q, "reveal", False):
+            questions[qid]["withheld"] = True  # feedback files hide values at hidden inputs
     return out, {"assignment": assignment, "questions": questions}
 
 

@@ -57,6 +57,7 @@ class Authored(Question):
     public: tuple = ()
     partial: bool = False
     layout: bool = False
+    reveal: bool = False
 
 
 @dataclass(frozen=True)
@@ -126,8 +127,12 @@ def question(
     hints=(),
     rtol: float = 1e-7,
     atol: float = 1e-9,
+    reveal: bool = False,
 ) -> Authored:
-    """Declare a question; its reference is ``name`` as the solution notebook defines it."""
+    """Declare a question; its reference is ``name`` as the solution notebook defines it.
+
+    ``reveal``: the feedback files may show the grader's messages, which name values at hidden
+    inputs (by default they show the stage, the misconception and its hint only)."""
     if kind not in KINDS:
         raise ValueError(f"{id}: kind must be one of {', '.join(KINDS)}, not {kind!r}")
     if not isinstance(id, str) or not id:
@@ -170,6 +175,7 @@ def question(
         public=public,
         partial=bool(partial),
         layout=kind == "layout",
+        reveal=bool(reveal),
     )
     if _collecting is not None:
         _collecting.append(q)

@@ -200,7 +200,7 @@ def _grade_locked(
         seed = secrets.randbits(32)
     settings = Settings(str(Path(release_dir).resolve()), cell_timeout, timeout, memory, seed, mode)
     started = time.monotonic()
-    results = Results(out, manifest, settings, job_list)
+    results = Results(out, manifest, settings, job_list, feedback=True)
     results.created = created
     sink = Sink(Progress(len(job_list), progress), results)
     records: list[dict | None] = [None] * len(job_list)

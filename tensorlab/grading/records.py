@@ -39,8 +39,10 @@ def question_record(
     cases_passed: int | None = None,
     cases: int | None = None,
     partial: bool = False,
+    hint: str | None = None,
 ) -> dict:
-    """One question's record in a grade file (``partial``: the points were given per case)."""
+    """One question's record in a grade file (``partial``: the points were given per case;
+    ``hint``: an authored misconception's hint)."""
     rec = {
         "status": status,
         "points": float(points),
@@ -54,6 +56,8 @@ def question_record(
     }
     if partial:
         rec["partial"] = True
+    if hint:
+        rec["misconception_hint"] = hint
     return rec
 
 
@@ -66,8 +70,11 @@ def earned(max_points: float, passed: bool, n_passed: int, n_cases: int, partial
     return 0.0
 
 
-def verdict_record(verdict, max_points: float, partial: bool = False) -> dict:
-    """A judged question's record (a ``judge.Verdict``; ``partial``: points per passed case)."""
+def verdict_record(
+    verdict, max_points: float, partial: bool = False, with_hint: bool = False
+) -> dict:
+    """A judged question's record (a ``judge.Verdict``; ``partial``: points per passed case;
+    ``with_hint``: the misconception's hint is kept, for an authored question)."""
     m = verdict.misconception
     points = earned(max_points, verdict.passed, verdict.n_passed, verdict.n_cases, partial)
     return question_record(
@@ -81,6 +88,7 @@ def verdict_record(verdict, max_points: float, partial: bool = False) -> dict:
         cases_passed=verdict.n_passed if verdict.n_cases else None,
         cases=verdict.n_cases or None,
         partial=partial,
+        hint=(m.detail or None) if (m and with_hint) else None,
     )
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .assign import write_atomic
 from .collect import student_file
-from .records import GRADEBOOK_COLUMNS, gradebook_row, student_doc
+from .records import GRADEBOOK_COLUMNS, UNASSIGNED, gradebook_row, student_doc
 
 
 def _key(rec: dict) -> str:
@@ -128,8 +128,11 @@ class Results:
     until the run finishes or is undone.
     """
 
-    def __init__(self, out_dir, manifest: dict, settings, jobs=(), min_interval=1.0):
+    def __init__(
+        self, out_dir, manifest: dict, settings, jobs=(), min_interval=1.0, feedback=False
+    ):
         self.out = Path(out_dir)
+        self.feedback = feedback  # finish() also writes DIR/feedback/<student>.html
         self.manifest, self.settings = manifest, settings
         self.created = False
         self.undo: Path | None = None
@@ -165,11 +168,15 @@ class Results:
             self.out.mkdir(parents=True)
             self.created = True
         path = self.out / name
+        if not path.parent.is_dir():  # DIR/feedback/
+            path.parent.mkdir()
+            self.touched.setdefault(path.parent.name + "/", False)
         if name not in self.touched:
             existed = path.exists()
             if existed:
                 if self.undo is None:
                     self.undo = Path(tempfile.mkdtemp(prefix=UNDO_PREFIX, dir=self.out))
+                (self.undo / name).parent.mkdir(parents=True, exist_ok=True)
                 try:
                     os.link(path, self.undo / name)
                 except OSError:  # no hard links here: a copy
@@ -223,14 +230,34 @@ class Results:
         self.incoming = {}
         docs = [self._write_student(student) for student in sorted(self.by_student)]
         self._write_gradebook()
+        if self.feedback:
+            self._write_feedback(docs)
         self._drop_undo()
         return docs
 
+    def _write_feedback(self, docs: list[dict]) -> None:
+        from .pages import FEEDBACK_DIR, feedback_file, student_page, withheld
+
+        hidden = withheld(self.manifest)
+        for doc in docs:
+            if doc["student"] == UNASSIGNED:
+                continue
+            name = f"{FEEDBACK_DIR}/{feedback_file(doc['file'])}"
+            data = student_page(doc, hidden)
+            try:
+                if (self.out / name).read_bytes() == data:
+                    continue
+            except OSError:
+                pass
+            self._write(name, data)
+
     def abort(self) -> None:
         """Undo the run: the files it replaced put back, the files it added removed."""
-        for name, existed in self.touched.items():
+        for name, existed in sorted(self.touched.items(), key=lambda kv: kv[0].endswith("/")):
             try:
-                if existed and self.undo is not None:
+                if name.endswith("/"):  # a folder this run made (its files went first)
+                    (self.out / name).rmdir()
+                elif existed and self.undo is not None:
                     os.replace(self.undo / name, self.out / name)
                 elif not existed:
                     (self.out / name).unlink(missing_ok=True)

@@ -187,7 +187,8 @@ def _ask_and_judge(runner: Runner, q, info: dict, nonce: str, settings, results:
         return unjudged({qid: info}, "error", reason)[qid]
     if q.forbidden and verdict.passed:
         verdict = batch_judge.rule_verdict_for(q, cells) or verdict
-    return verdict_record(verdict, float(info["points"]), bool(info.get("partial")))
+    authored = hasattr(q, "partial")  # an instructor's own question: its hints are for learners
+    return verdict_record(verdict, float(info["points"]), bool(info.get("partial")), authored)
 
 
 def grade_notebook(job: Job, manifest: dict, settings: Settings) -> dict:
