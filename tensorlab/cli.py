@@ -387,7 +387,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="seed for the hidden inputs (default: random, recorded in the grade files)",
+        help="seed for the hidden inputs (default: the seed an earlier run recorded in DIR, "
+        "else random; recorded in the grade files)",
     )
     g.add_argument(
         "--sandbox",
@@ -451,13 +452,24 @@ def build_parser() -> argparse.ArgumentParser:
         "not in the roster (unless --allow-unmatched), 2 for a missing or malformed roster.",
     )
     e.add_argument("dir", metavar="DIR", help="the folder `tensorlab grade` wrote")
-    e.add_argument("--format", required=True, choices=("canvas", "moodle", "gradescope"))
-    e.add_argument("--roster", required=True, metavar="ROSTER.csv")
-    e.add_argument("--out", required=True, metavar="FILE", help="the CSV file to write")
+    e.add_argument(
+        "--format",
+        required=True,
+        choices=("canvas", "moodle", "gradescope"),
+        help="the LMS whose import format to write (required)",
+    )
+    e.add_argument(
+        "--roster",
+        required=True,
+        metavar="ROSTER.csv",
+        help="CSV mapping the column 'student' (folder names) to LMS identities (required)",
+    )
+    e.add_argument("--out", required=True, metavar="FILE", help="the CSV file to write (required)")
     e.add_argument(
         "--allow-unmatched",
         action="store_true",
-        help="export the students the roster has even when others are not in it",
+        help="export the students the roster has even when others are not in it (default: "
+        "fail, writing nothing)",
     )
     e.set_defaults(func=cmd_export)
     return p
