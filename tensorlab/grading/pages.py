@@ -206,7 +206,7 @@ def summarise(docs: list[dict]) -> dict:
 
 def _png(fig) -> str:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=96, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=96)  # fixed margins: "tight" would draw twice
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
@@ -235,6 +235,8 @@ def _plots(s: dict) -> list[tuple[str, str]]:
                 mean = sum(xs) / len(xs)
                 ax.plot([mean, mean], [i - 0.35, i + 0.35], color="#dd8452", linewidth=2)
         ax.set_yticks(range(len(nbs)), nbs)
+        h = fig.get_figheight()
+        fig.subplots_adjust(left=0.28, right=0.97, bottom=0.6 / h, top=1 - 0.15 / h)
         ax.set_xlabel("score (% of the notebook's points)")
         ax.set_xlim(-5, 105)
         ax.invert_yaxis()
@@ -253,9 +255,11 @@ def _plots(s: dict) -> list[tuple[str, str]]:
         ]
         ax.barh(range(len(qids)), rates, color="#4c72b0")
         ax.set_yticks(range(len(qids)), qids, fontsize=7)
+        h = fig.get_figheight()
+        fig.subplots_adjust(left=0.3, right=0.97, bottom=0.6 / h, top=1 - 0.15 / h)
+        ax.set_ylim(len(qids) - 0.5, -0.5)
         ax.set_xlabel("mean score (% of the question's points)")
         ax.set_xlim(0, 100)
-        ax.invert_yaxis()
         out.append(("Mean score per question", _png(fig)))
         plt.close(fig)
     return out
