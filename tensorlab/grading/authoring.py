@@ -128,8 +128,9 @@ def question(
     rtol: float = 1e-7,
     atol: float = 1e-9,
     reveal: bool = False,
-) -> Authored:
-    """Declare a question; its reference is ``name`` as the solution notebook defines it.
+) -> None:
+    """Declare a question (registered in this kernel, so its check cell works here); its
+    reference is ``name`` as the solution notebook defines it.
 
     ``reveal``: the feedback files may show the grader's messages, which name values at hidden
     inputs (by default they show the stage, the misconception and its hint only)."""
@@ -183,7 +184,6 @@ def question(
         from .registry import register
 
         register([q])
-    return q
 
 
 def _fresh(case: tuple) -> tuple:
