@@ -62,6 +62,11 @@ def _files(out: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() if p.is_file() else None for p in sorted(out.iterdir())}
 
 
+def _tree(out: Path) -> dict[str, bytes]:
+    """Every file under ``out`` (feedback pages too), by relative path."""
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
 def _rows(out: Path) -> dict[str, dict]:
     return {r["student"]: r for r in csv.DictReader((out / "gradebook.csv").open())}
 
@@ -209,7 +214,8 @@ def test_ctrl_c_leaves_no_partial_gradebook(tmp_path, sig, code):
     (klass / "aaa" / STRIDES).write_text("broken")  # recorded (and written) before any kernel
     grade([str(klass)], out, EXERCISES, progress=False, sandbox="none", seed=1)
     (klass / "aaa" / STRIDES).write_text("still broken")
-    earlier = {p.name: p.read_bytes() for p in out.iterdir()}
+    earlier = _tree(out)
+    assert "feedback/aaa.html" in earlier
     for student in ("ann", "bob"):
         (klass / student).mkdir(parents=True)
         slow = {"strides.transpose": "import time\n\ntime.sleep(120)\n"}
@@ -231,4 +237,4 @@ def test_ctrl_c_leaves_no_partial_gradebook(tmp_path, sig, code):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == code, err
     assert "no grades were written" in err
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == earlier
+    assert _tree(out) == earlier
