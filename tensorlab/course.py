@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -293,6 +294,78 @@ def lab_command(
         print(ROOT_NOTE, flush=True)
         cmd.append("--allow-root")
     return [*cmd, *extra]
+
+
+def _lab_ip(extra: list[str]) -> str:
+    """The address JupyterLab will listen on (``--ip``/``--ServerApp.ip`` after ``--``)."""
+    ip = "localhost"
+    for a in extra:
+        for flag in ("--ip=", "--ServerApp.ip=", "--NotebookApp.ip="):
+            if a.startswith(flag):
+                ip = a[len(flag) :]
+    return "127.0.0.1" if ip in ("localhost", "") else ip
+
+
+def _browser_found() -> bool:
+    import webbrowser
+
+    try:
+        webbrowser.get()
+    except webbrowser.Error:
+        return False
+    return True
+
+
+def lab_preflight(
+    dest: Path, *, port: int | None = None, no_browser: bool = False, extra: list[str] = ()
+) -> str | None:
+    """Why JupyterLab cannot start here, as one line that says what to do; None when it can.
+
+    Checked before JupyterLab replaces this process: the course folder must be writable (your
+    answers are saved there), JupyterLab's runtime folder too, a ``--port`` you name must be
+    free (JupyterLab would silently take another), and a browser must exist unless
+    ``--no-browser``.
+    """
+    dest = Path(dest)
+    if not os.access(dest, os.W_OK):
+        return (
+            f"{dest} is read-only, so your work could not be saved there: "
+            "name a folder you can write, `tensorlab start DIR`"
+        )
+    try:
+        from jupyter_core.paths import jupyter_runtime_dir
+
+        runtime = Path(jupyter_runtime_dir())
+        runtime.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=runtime):
+            pass
+    except ImportError:  # pragma: no cover - jupyter_core comes with JupyterLab
+        pass
+    except OSError as e:
+        return (
+            f"JupyterLab cannot write its runtime folder {runtime} ({e.strerror or e}): "
+            "set JUPYTER_RUNTIME_DIR to a folder you can write"
+        )
+    if port is not None:
+        import socket
+
+        with socket.socket(socket.AF_INET6 if ":" in _lab_ip(extra) else socket.AF_INET) as sock:
+            try:
+                sock.bind((_lab_ip(list(extra)), port))
+            except OSError as e:
+                return (
+                    f"port {port} cannot be used ({e.strerror or e}): choose another with "
+                    "--port N, or leave --port out and JupyterLab picks a free one"
+                )
+    gives_no_browser = any(
+        a == "--no-browser" or a.lower().startswith("--serverapp.open_browser") for a in extra
+    )
+    if not no_browser and not gives_no_browser and not _browser_found():
+        return (
+            "no web browser found on this machine: run `tensorlab start --no-browser` and open "
+            "the address JupyterLab prints (from another machine, through an SSH tunnel)"
+        )
+    return None
 
 
 def run_lab(cmd: list[str], cwd: Path) -> int:

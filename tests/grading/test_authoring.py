@@ -271,14 +271,15 @@ def test_tensorlab_check_on_a_learners_machine_uses_the_public_cases(released, t
     (tmp_path / "work").mkdir()
     (tmp_path / "work" / NB).write_text(_submission(released / "exercises", answers))
     r = run_cli("check", tmp_path / "work" / NB, "--release", folder, "--sandbox", "none")
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 1, r.stderr  # a question failed
+    assert "1 of 2 questions passed" in r.stdout
     assert "✓ example.last_column" in r.stdout
     assert "✗ example.repeat_rows" in r.stdout and "tiled" not in r.stdout
     assert "block repeated" in r.stdout  # the misconception, from the shipped data
     # answered in place, in the learner's copy of the exercises: no pristine copy anywhere
     (folder / NB).write_text((tmp_path / "work" / NB).read_text())
     r = run_cli("check", folder / NB, "--sandbox", "none")
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 1, r.stderr
     assert "✓ example.last_column" in r.stdout and "block repeated" in r.stdout
 
 
