@@ -3,8 +3,8 @@ workers, with and without the bubblewrap sandbox, feedback pages included; then 
 report`` and ``tensorlab export`` (each format) on the result; and the sandbox's own cost per
 kernel.
 
-Run: python tests/benchmarks/bench_grading.py [--jobs 2] [--students 6] [--sandbox both]
-[--writes 1000]
+Run: python tests/benchmarks/bench_grading.py [--jobs 2] [--students 6] [--notebooks 9]
+[--sandbox both] [--writes 1000]
 
 Each student answers a different mix of questions (the solutions' answers, the exercise's blank
 answer cells), so the grades differ. Prints the load average first (figures taken on a busy
@@ -48,10 +48,11 @@ def _answer_sources(path: Path) -> dict[str, str]:
     return out
 
 
-def make_class(root: Path, students: int) -> int:
-    """Write ``students`` x notebooks submissions under ``root``; returns their number."""
+def make_class(root: Path, students: int, notebooks: int = 9) -> int:
+    """Write ``students`` x the first ``notebooks`` notebooks under ``root``; returns their
+    number."""
     n = 0
-    for path in sorted(EXERCISES.glob("*.ipynb")):
+    for path in sorted(EXERCISES.glob("*.ipynb"))[:notebooks]:
         solved = _answer_sources(SOLUTIONS / path.name)
         for s in range(students):
             nb = json.loads(path.read_text())
@@ -127,6 +128,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--students", type=int, default=6)
+    ap.add_argument("--notebooks", type=int, default=9, help="the course's first N notebooks")
     ap.add_argument("--sandbox", choices=("bwrap", "none", "both"), default="both")
     ap.add_argument("--kernels", type=int, default=5, help="kernel starts per mode")
     ap.add_argument("--cluster", help="also grade on this Dask cluster (e.g. local:2), sandboxed")
@@ -155,7 +157,7 @@ def main() -> None:
 def run_class(args, mode: str, cluster: str | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        n = make_class(root / "submissions", args.students)
+        n = make_class(root / "submissions", args.students, args.notebooks)
         start = time.perf_counter()
         summary = grade(
             [str(root / "submissions")],
