@@ -195,6 +195,21 @@ def _activation_method(name: str):
     return method
 
 
+def _linalg_method(name: str, target: str):
+    """``x.det()``/``x.inverse()``: ``tensorlab.linalg``'s function, loaded on first use."""
+
+    def method(self):
+        from . import linalg
+
+        return getattr(linalg, target)(self)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``x.{name}()`` is ``tensorlab.linalg.{target}(x)``."
+    return method
+
+
+Tensor.det = _linalg_method("det", "det")
+Tensor.inverse = _linalg_method("inverse", "inv")
 Tensor.softmax = _activation_method("softmax")
 Tensor.log_softmax = _activation_method("log_softmax")
 
@@ -203,6 +218,9 @@ Tensor.log_softmax = _activation_method("log_softmax")
 _LAZY = {
     "nn": ("tensorlab.nn", None),
     "optim": ("tensorlab.optim", None),
+    "linalg": ("tensorlab.linalg", None),  # torch.linalg (numpy's LAPACK; loaded on first use)
+    "det": ("tensorlab.linalg", "det"),
+    "inverse": ("tensorlab.linalg", "inv"),
     "signal": ("tensorlab.signal", None),
     "viz": ("tensorlab.viz", None),
     "widgets": ("tensorlab.widgets", None),

@@ -1,0 +1,878 @@
+"""``tensorlab.linalg``: PyTorch's ``torch.linalg`` (norms, inverses, determinants, solvers and
+the factorizations), with torch's signatures, batching over leading dims, errors
+(:class:`LinAlgError` for singular and non-positive-definite inputs) and autograd for the common
+ones (``vector_norm``, ``matrix_norm``, ``inv``, ``det``, ``slogdet``, ``solve``, ``svdvals``).
+
+The factorizations run on numpy's LAPACK, as torch's run on its own: values agree within a few
+ulps, and sign-ambiguous factors (``svd``'s U/Vh, ``eigh``'s vectors, ``qr``'s Q/R) may differ
+in sign from torch's. ``norm``/``vector_norm``/``matrix_norm('fro'|'nuc')`` share their kernels
+with ``tensorlab.norm``; ``matmul`` and ``cross`` are ``tensorlab.matmul``/``linalg.cross``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from . import _dtype as D
+from . import _layout as L
+from ._ops import linalg as _products
+from ._ops._elementwise import scalar_name
+from ._ops.reduce import _matrix_norm, _vector_norm, amax, amin
+from ._ops.shape_ops import _linalg_cross
+from ._tensor import Tensor, from_array
+from .autograd.graph import Node, check_out_grad, differentiable, sum_to
+
+__all__ = [
+    "LinAlgError",
+    "cholesky",
+    "cross",
+    "det",
+    "eigh",
+    "eigvalsh",
+    "inv",
+    "lstsq",
+    "matmul",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "norm",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "svd",
+    "svdvals",
+    "vecdot",
+    "vector_norm",
+]
+
+
+class LinAlgError(RuntimeError):
+    """Raised for a singular matrix (``inv``, ``solve``) or one that is not positive-definite
+    (``cholesky``): ``torch.linalg.LinAlgError``, a ``RuntimeError``."""
+
+
+LinAlgError.__module__ = "tensorlab.linalg"
+
+
+# ---------------------------------------------------------------------------------------------
+# named results, checks, out=
+# ---------------------------------------------------------------------------------------------
+
+
+def _named(op: str, fields: tuple[str, ...]) -> type:
+    """A ``torch.return_types.<op>``: a tuple with named fields and torch's repr."""
+
+    def __new__(cls, *values):
+        return tuple.__new__(cls, values)
+
+    def __repr__(self):
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
+        return f"tensorlab.return_types.{op}(\n{body})"
+
+    ns = {"__new__": __new__, "__repr__": __repr__, "__str__": __repr__, "__slots__": ()}
+    for i, f in enumerate(fields):
+        ns[f] = property(lambda self, i=i: self[i])
+    cls = type(op, (tuple,), ns)
+    cls.__module__ = "tensorlab.return_types"
+    return cls
+
+
+_Slogdet = _named("linalg_slogdet", ("sign", "logabsdet"))
+_Eigh = _named("linalg_eigh", ("eigenvalues", "eigenvectors"))
+_Svd = _named("linalg_svd", ("U", "S", "Vh"))
+_Qr = _named("linalg_qr", ("Q", "R"))
+_Lstsq = _named("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+
+
+def _tensor(fname: str, x, name: str = "A", pos: int = 1) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"linalg_{fname}(): argument '{name}' (position {pos}) must be Tensor, not "
+            f"{type(x).__name__}"
+        )
+    return x
+
+
+def _check_matrix(fname: str, A: Tensor, *, square: bool = True, low_precision=True) -> None:
+    """torch's ``squareCheckInputs`` + ``checkFloatingOrComplex``."""
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.{fname}: The input tensor A must have at least 2 dimensions.")
+    if square and A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(
+            f"linalg.{fname}: A must be batches of square matrices, but they are "
+            f"{A._shape[-2]} by {A._shape[-1]} matrices"
+        )
+    _check_float(fname, A, low_precision=low_precision)
+
+
+def _check_float(fname: str, A: Tensor, *, low_precision: bool = True) -> None:
+    if not A.dtype.is_floating_point:
+        raise RuntimeError(
+            f"linalg.{fname}: Expected a floating point or complex tensor as input. Got "
+            f"{scalar_name(A.dtype)}"
+        )
+    if low_precision and A.dtype is D.float16:
+        raise RuntimeError(f"linalg.{fname}: Low precision dtypes not supported. Got Half")
+
+
+def _new(values, dtype: D.dtype) -> Tensor:
+    return from_array(np.ascontiguousarray(np.asarray(values, dtype=dtype.np)), dtype)
+
+
+def _batch_prefix(A: Tensor, index: int) -> str:
+    return f"(Batch element {index}): " if A.ndim > 2 else ""
+
+
+def _out(fname: str, out, result, args=()):
+    """``out=``: a tensor (or a tuple of tensors for a tuple result) of the result's dtype."""
+    if out is None:
+        return result
+    check_out_grad(fname, args)
+    if isinstance(result, tuple):
+        if not isinstance(out, (tuple, list)) or len(out) != len(result):
+            raise TypeError(f"linalg_{fname}(): argument 'out' must be tuple of Tensors")
+        for o, r in zip(out, result):
+            _products._into(o, r, _products._EXPECTED_OUT)
+        return type(result)(*out)
+    return _products._into(out, result, _products._EXPECTED_OUT)
+
+
+def _mT(a: np.ndarray) -> np.ndarray:
+    return np.swapaxes(a, -1, -2)
+
+
+# ---------------------------------------------------------------------------------------------
+# norms
+# ---------------------------------------------------------------------------------------------
+
+
+def _dims(dim) -> list[int] | None:
+    if dim is None:
+        return None
+    if isinstance(dim, (builtins.int, np.integer)) and not isinstance(dim, builtins.bool):
+        return [builtins.int(dim)]
+    return [builtins.int(d) for d in dim]
+
+
+def _check_dtype_arg(fname: str, dtype) -> None:
+    if dtype is not None and not D.to_dtype(dtype).is_floating_point:
+        raise RuntimeError(
+            f"linalg.{fname}: dtype should be floating point or complex, but got "
+            f"{scalar_name(D.to_dtype(dtype))}"
+        )
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor:
+    """The ``ord``-norm of ``x`` as a vector over ``dim`` (all elements by default)."""
+    x = _tensor("vector_norm", x, "x")
+    if isinstance(ord, str) or not isinstance(ord, (builtins.int, builtins.float, np.number)):
+        raise TypeError(
+            f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}"
+        )
+    _check_float("vector_norm", x, low_precision=False)
+    _check_dtype_arg("vector_norm", dtype)
+    result = _vector_norm(x, ord, _dims(dim), builtins.bool(keepdim), dtype)
+    return _out("linalg_vector_norm", out, result, (x,))
+
+
+def _matrix_dims(fname: str, A: Tensor, dim) -> tuple[int, int]:
+    dims = _dims(dim)
+    if len(dims) != 2:
+        raise RuntimeError(f"linalg.{fname}: dim must be a 2-tuple. Got " + " ".join(map(str, dims)))
+    d0, d1 = (L.wrap_dim(d, A.ndim) for d in dims)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.{fname}: dims must be different. Got ({d0}, {d1})")
+    return d0, d1
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None) -> Tensor:
+    """The matrix norm of order ``'fro'``, ``'nuc'``, 2, -2, 1, -1, inf or -inf over ``dim``."""
+    A = _tensor("matrix_norm", A)
+    keepdim = builtins.bool(keepdim)
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+        if A.ndim < 2:
+            raise RuntimeError(
+                "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
+            )
+        _check_float("matrix_norm", A, low_precision=False)
+        _check_dtype_arg("matrix_norm", dtype)
+        result = _matrix_norm(A, ord, list(_matrix_dims("matrix_norm", A, dim)), keepdim, dtype)
+        return _out("linalg_matrix_norm", out, result, (A,))
+    o = builtins.float(ord)
+    if abs(o) not in (1.0, 2.0, math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {_num(o)} not supported.")
+    if A.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    _check_float("matrix_norm", A, low_precision=abs(o) == 2.0)
+    _check_dtype_arg("matrix_norm", dtype)
+    d0, d1 = _matrix_dims("matrix_norm", A, dim)
+    reduce = amax if o > 0 else amin
+    if abs(o) == 2.0:
+        perm = [d for d in range(A.ndim) if d not in (d0, d1)] + [d0, d1]
+        A_ = A if dtype is None else A.to(D.to_dtype(dtype))
+        result = reduce(svdvals(A_.permute(perm)), -1)
+        if keepdim:
+            back = [perm.index(d) for d in range(A.ndim)]
+            result = result.unsqueeze(-1).unsqueeze(-1).permute(back)
+    else:
+        if abs(o) == math.inf:
+            d0, d1 = d1, d0
+        if not keepdim and d0 < d1:
+            d1 -= 1
+        result = reduce(_vector_norm(A, 1.0, [d0], keepdim, dtype), d1, keepdim)
+    return _out("linalg_matrix_norm", out, result, (A,))
+
+
+def _num(x: float) -> str:
+    """A double as C++'s ``operator<<`` prints it (``3``, ``2.5``, ``inf``)."""
+    return f"{x:g}"
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None) -> Tensor:
+    """A vector norm (``ord=None`` or a vector ``dim``) or a matrix norm (a 2-D input with
+    ``ord``, or a 2-tuple ``dim``), dispatched as ``torch.linalg.norm``."""
+    A = _tensor("norm", A, "input")
+    dims = _dims(dim)
+    if dims is not None:
+        if len(dims) not in (1, 2):
+            what = "mut" if isinstance(ord, str) else "must"
+            raise RuntimeError(
+                f"linalg.norm: If dim is specified, it {what} be of length 1 or 2. Got {dims}"
+            )
+    elif ord is not None and A.ndim not in (1, 2):
+        raise RuntimeError(
+            "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+            f"Got {A.ndim}D."
+        )
+    if isinstance(ord, str):
+        return matrix_norm(
+            A, ord, dims if dims is not None else (0, 1), keepdim, dtype=dtype, out=out
+        )
+    if ord is not None and (dims is not None and len(dims) == 2 or dims is None and A.ndim == 2):
+        return matrix_norm(
+            A, ord, dims if dims is not None else (0, 1), keepdim, dtype=dtype, out=out
+        )
+    return vector_norm(A, 2.0 if ord is None else ord, dims, keepdim, dtype=dtype, out=out)
+
+
+# ---------------------------------------------------------------------------------------------
+# inv, det, slogdet, solve
+# ---------------------------------------------------------------------------------------------
+
+
+def _lu_info(a: np.ndarray) -> int:
+    """LAPACK getrf's ``info`` for one matrix: the 1-based index of the first zero pivot of the
+    LU factorization with partial pivoting (0: none)."""
+    a = np.array(a, dtype=a.dtype, copy=True)
+    n = a.shape[0]
+    for k in range(n):
+        p = k + builtins.int(np.argmax(np.abs(a[k:, k])))
+        if a[p, k] == 0:
+            return k + 1
+        if p != k:
+            a[[k, p]] = a[[p, k]]
+        a[k + 1 :, k] /= a[k, k]
+        a[k + 1 :, k + 1 :] -= np.outer(a[k + 1 :, k], a[k, k + 1 :])
+    return 0
+
+
+def _first_singular(A: Tensor, arr: np.ndarray) -> tuple[int, int]:
+    """(batch index, getrf info) of the first singular matrix of ``arr`` (..., n, n)."""
+    flat = arr.reshape(-1, *arr.shape[-2:])
+    for i, m in enumerate(flat):
+        info = _lu_info(m)
+        if info:
+            return i, info
+    return 0, arr.shape[-1]  # numpy's LAPACK saw a zero pivot that this LU did not
+
+
+class LinalgInvExBackward0(Node):
+    """d(A^-1) = -A^-1 dA A^-1: grad_A = -A^-T g A^-T."""
+
+    def __init__(self, A, out):
+        super().__init__(A)
+        self.out = self.save(out, output=True)
+
+    def backward(self, g):
+        inv_t = _mT(self.out.unpack())
+        return (-(inv_t @ g @ inv_t),)
+
+
+@differentiable(lambda out, A, **kw: LinalgInvExBackward0(A, out), "linalg_inv")
+def _inv(A: Tensor) -> Tensor:
+    arr = A._np()
+    try:
+        values = np.linalg.inv(arr)
+    except np.linalg.LinAlgError:
+        b, info = _first_singular(A, arr)
+        raise LinAlgError(
+            f"linalg.inv: {_batch_prefix(A, b)}The diagonal element {info} is zero, the "
+            "inversion could not be completed because the input matrix is singular."
+        ) from None
+    return _new(values, A.dtype)
+
+
+def inv(A, *, out=None) -> Tensor:
+    """The inverse of each square matrix of ``A`` (``LinAlgError`` if one is singular)."""
+    A = _tensor("inv", A)
+    _check_matrix("inv", A)
+    return _out("linalg_inv", out, _inv(A), (A,))
+
+
+def _det_grad(a: np.ndarray, det: np.ndarray) -> np.ndarray:
+    """d det(A) / dA = adj(A)^T, for singular matrices too (through the SVD, as torch does)."""
+    out = np.empty_like(a)
+    flat_a = a.reshape(-1, *a.shape[-2:])
+    flat_d = np.asarray(det).reshape(-1)
+    flat_o = out.reshape(-1, *a.shape[-2:])
+    for i, (m, d) in enumerate(zip(flat_a, flat_d)):
+        if d != 0:
+            flat_o[i] = d * np.linalg.inv(m).T
+            continue
+        u, s, vh = np.linalg.svd(m)
+        n = s.shape[0]
+        prods = np.array([np.prod(np.delete(s, j)) for j in range(n)], dtype=a.dtype)
+        sign = np.linalg.det(u) * np.linalg.det(vh)
+        flat_o[i] = sign * (u * prods) @ vh
+    return out
+
+
+class LinalgDetBackward0(Node):
+    def __init__(self, A, out):
+        super().__init__(A)
+        self.A, self.out = self.save(A), self.save(out, output=True)
+
+    def backward(self, g):
+        a, det = self.A.unpack(), self.out.unpack()
+        if a.shape[-1] == 0:
+            return (np.zeros_like(a),)
+        return (np.asarray(g)[..., None, None] * _det_grad(a, det),)
+
+
+@differentiable(lambda out, A, **kw: LinalgDetBackward0(A, out), "linalg_det")
+def _det(A: Tensor) -> Tensor:
+    return _new(np.linalg.det(A._np()), A.dtype)
+
+
+def det(A, *, out=None) -> Tensor:
+    """The determinant of each square matrix of ``A``."""
+    A = _tensor("det", A)
+    _check_matrix("det", A)
+    return _out("linalg_det", out, _det(A), (A,))
+
+
+class LinalgSlogdetBackward0(Node):
+    """d log|det A| / dA = A^-T."""
+
+    def __init__(self, A):
+        super().__init__(A)
+        self.A = self.save(A)
+
+    def backward(self, g):
+        a = self.A.unpack()
+        with np.errstate(all="ignore"):
+            return (np.asarray(g)[..., None, None] * _mT(np.linalg.inv(a)),)
+
+
+@differentiable(lambda out, A, **kw: LinalgSlogdetBackward0(A), "linalg_slogdet")
+def _logabsdet(A: Tensor) -> Tensor:
+    return _new(np.linalg.slogdet(A._np())[1], A.dtype)
+
+
+def slogdet(A, *, out=None):
+    """``(sign, log|det|)`` of each square matrix (sign 0 and -inf for a singular one)."""
+    A = _tensor("slogdet", A)
+    _check_matrix("slogdet", A)
+    sign = _new(np.linalg.slogdet(A._np())[0], A.dtype)
+    return _out("linalg_slogdet", out, _Slogdet(sign, _logabsdet(A)), (A,))
+
+
+def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
+    """torch's ``linalg_solve_is_vector_rhs``."""
+    return B.ndim == 1 or (A.ndim - 1 == B.ndim and B._shape == A._shape[:-1])
+
+
+class LinalgSolveExBackward0(Node):
+    """X = A^-1 B: grad_B = A^-T g, grad_A = -grad_B X^T (summed back over broadcasting)."""
+
+    def __init__(self, A, B, X, vector):
+        super().__init__(A, B)
+        self.A, self.X, self.vector = self.save(A), self.save(X, output=True), vector
+
+    def backward(self, g):
+        a, x = self.A.unpack(), self.X.unpack()
+        g = np.asarray(g)
+        if self.vector:
+            gb = np.linalg.solve(_mT(a), g[..., None])
+            ga = -gb @ x[..., None, :]
+            gb = gb[..., 0]
+        else:
+            gb = np.linalg.solve(_mT(a), g)
+            ga = -gb @ _mT(x)
+        (a_shape, _), (b_shape, _) = self._input_meta
+        return (
+            sum_to(ga, a_shape) if self.needs_grad(0) else None,
+            sum_to(gb, b_shape) if self.needs_grad(1) else None,
+        )
+
+
+def _make_solve(out, A, B):
+    return LinalgSolveExBackward0(A, B, out, _is_vector_rhs(A, B))
+
+
+@differentiable(_make_solve, "linalg_solve")
+def _solve(A: Tensor, B: Tensor) -> Tensor:
+    a, b = A._np(), B._np()
+    vector = _is_vector_rhs(A, B)
+    bm = b[..., None] if vector else b
+    batch = L.broadcast_shapes(A._shape[:-2], bm.shape[:-2])
+    a_ = np.broadcast_to(a, (*batch, *a.shape[-2:]))
+    b_ = np.broadcast_to(bm, (*batch, *bm.shape[-2:]))
+    try:
+        x = np.linalg.solve(a_, b_) if a_.size else np.zeros(b_.shape, a.dtype)
+    except np.linalg.LinAlgError:
+        i, _ = _first_singular(A, a_)
+        prefix = f"(Batch element {i}): " if len(batch) else ""
+        raise LinAlgError(
+            f"tensorlab.linalg.solve: {prefix}The solver failed because the input matrix is singular."
+        ) from None
+    return _new(x[..., 0] if vector else x, A.dtype)
+
+
+def solve(A, B, *, left=True, out=None) -> Tensor:
+    """X with ``A X = B`` (``left=False``: ``X A = B``), batched and broadcast; B may be a
+    vector (or a batch of vectors)."""
+    A = _tensor("solve", A)
+    B = _tensor("solve", B, "B", 2)
+    _check_matrix("solve", A)
+    if A.dtype is not B.dtype:
+        raise RuntimeError(
+            f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+            f"{scalar_name(A.dtype)} and B of type {scalar_name(B.dtype)} instead"
+        )
+    if not left:
+        return _out("linalg_solve", out, solve(A.mT, B.mT).mT, (A, B))
+    vector = _is_vector_rhs(A, B)
+    bm_shape = (*B._shape, 1) if vector else B._shape
+    if len(bm_shape) < 2 or bm_shape[-2] != A._shape[-1]:
+        rows = bm_shape[-2] if len(bm_shape) >= 2 else 1
+        raise RuntimeError(
+            "linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+            f"({A._shape[-2]}x{A._shape[-1]} and {rows}x{bm_shape[-1]})"
+        )
+    L.broadcast_shapes(A._shape[:-2], bm_shape[:-2])
+    return _out("linalg_solve", out, _solve(A, B), (A, B))
+
+
+# ---------------------------------------------------------------------------------------------
+# products built from differentiable ops
+# ---------------------------------------------------------------------------------------------
+
+
+def matmul(input, other, *, out=None) -> Tensor:
+    """``tensorlab.matmul``."""
+    return _products.matmul(input, other, out=out)
+
+
+def cross(input, other, *, dim=-1, out=None) -> Tensor:
+    """The 3-vector cross product along ``dim`` (broadcast)."""
+    result = _linalg_cross(input, other, dim)
+    return _out("linalg_cross", out, result, (input, other))
+
+
+def vecdot(x, y, *, dim=-1, out=None) -> Tensor:
+    """``sum(x * y, dim)`` (the dot product of the vectors along ``dim``, broadcast)."""
+    x = _tensor("vecdot", x, "x")
+    y = _tensor("vecdot", y, "y", 2)
+    if x.dtype is not y.dtype:
+        raise RuntimeError(
+            "linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+            f"{scalar_name(x.dtype)} and y of type {scalar_name(y.dtype)} instead"
+        )
+    if x.ndim == 1 and y.ndim == 1:
+        result = _products.dot(x, y)
+    else:
+        result = (x * y).sum(dim)
+    return _out("linalg_vecdot", out, result, (x, y))
+
+
+def matrix_power(A, n, *, out=None) -> Tensor:
+    """``A`` to the integer power ``n`` by repeated squaring (``n < 0``: of ``inv(A)``)."""
+    A = _tensor("matrix_power", A, "input")
+    if isinstance(n, builtins.bool) or not isinstance(n, (builtins.int, np.integer)):
+        raise TypeError(
+            f"linalg_matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}"
+        )
+    if A.ndim < 2:
+        raise RuntimeError(
+            "linalg.matrix_power: The input tensor A must have at least 2 dimensions."
+        )
+    if A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(
+            "linalg.matrix_power: A must be batches of square matrices, but they are "
+            f"{A._shape[-2]} by {A._shape[-1]} matrices"
+        )
+    n = builtins.int(n)
+    if n == 0:
+        eye = np.broadcast_to(np.eye(A._shape[-1], dtype=A.dtype.np), A._shape)
+        return _out("linalg_matrix_power", out, _new(eye, A.dtype), (A,))
+    if n < 0:
+        A, n = inv(A), -n
+    if n == 1:
+        result = A.clone()
+    elif n == 2:
+        result = A @ A
+    elif n == 3:
+        result = (A @ A) @ A
+    else:
+        z = result = None
+        while n > 0:
+            bit, n = n % 2, n // 2
+            z = A if z is None else z @ z
+            if bit:
+                result = z if result is None else result @ z
+    return _out("linalg_matrix_power", out, result, (A,))
+
+
+# ---------------------------------------------------------------------------------------------
+# factorizations: eigh, svd, qr, cholesky; pinv, lstsq, matrix_rank
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_uplo(UPLO: str) -> None:
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(
+            f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}"
+        )
+
+
+def _eigh_input(fname: str, A, UPLO) -> Tensor:
+    A = _tensor(fname, A)
+    if A.ndim < 2:
+        raise RuntimeError("linalg.eigh: The input tensor A must have at least 2 dimensions.")
+    if A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(
+            "linalg.eigh: A must be batches of square matrices, but they are "
+            f"{A._shape[-2]} by {A._shape[-1]} matrices"
+        )
+    if not A.dtype.is_floating_point or A.dtype is D.float16:
+        raise NotImplementedError(
+            f"\"linalg_eigh_cpu\" not implemented for '{scalar_name(A.dtype)}'"
+        )
+    _check_uplo(UPLO)
+    return A
+
+
+class LinalgEighBackward0(Node):
+    """Eigenvalues only (eigvalsh): grad_A = V diag(g) V^T."""
+
+    def __init__(self, A, V):
+        super().__init__(A)
+        self.V = V
+
+    def backward(self, g):
+        v = self.V
+        return ((v * np.asarray(g)[..., None, :]) @ _mT(v),)
+
+
+def _eigh_np(A: Tensor, UPLO: str):
+    arr = A._np()
+    if arr.size == 0:
+        return np.zeros(arr.shape[:-1], arr.dtype), np.zeros(arr.shape, arr.dtype)
+    return np.linalg.eigh(arr, UPLO=UPLO)
+
+
+def _make_eigvalsh(out, A, UPLO="L"):
+    return LinalgEighBackward0(A, _eigh_np(A, UPLO)[1])
+
+
+@differentiable(_make_eigvalsh, "linalg_eigvalsh")
+def _eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+    return _new(_eigh_np(A, UPLO)[0], A.dtype)
+
+
+def eigh(A, UPLO="L", *, out=None):
+    """Eigenvalues (ascending) and orthonormal eigenvectors of symmetric matrices (reading the
+    lower triangle, or the upper with ``UPLO='U'``)."""
+    A = _eigh_input("eigh", A, UPLO)
+    w, v = _eigh_np(A, UPLO)
+    return _out("linalg_eigh", out, _Eigh(_new(w, A.dtype), _new(v, A.dtype)), (A,))
+
+
+def eigvalsh(A, UPLO="L", *, out=None) -> Tensor:
+    """The eigenvalues (ascending) of symmetric matrices; differentiable."""
+    A = _eigh_input("eigvalsh", A, UPLO)
+    return _out("linalg_eigvalsh", out, _eigvalsh(A, UPLO), (A,))
+
+
+def _svd_input(A) -> Tensor:
+    A = _tensor("svd", A)
+    if A.ndim < 2:
+        raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
+    _check_float("svd", A)
+    return A
+
+
+def _check_driver(driver) -> None:
+    if driver is not None:
+        raise RuntimeError(
+            "tensorlab.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs "
+            "with cuSOLVER backend."
+        )
+
+
+def _svd_np(arr: np.ndarray, full_matrices: bool, compute_uv: bool = True):
+    m, n = arr.shape[-2:]
+    if arr.size == 0:
+        k = min(m, n)
+        s = np.zeros((*arr.shape[:-2], k), arr.dtype)
+        if not compute_uv:
+            return s
+        eye_u = np.eye(m, m if full_matrices else k, dtype=arr.dtype)
+        eye_v = np.eye(n if full_matrices else k, n, dtype=arr.dtype)
+        return (
+            np.broadcast_to(eye_u, (*arr.shape[:-2], *eye_u.shape)),
+            s,
+            np.broadcast_to(eye_v, (*arr.shape[:-2], *eye_v.shape)),
+        )
+    return np.linalg.svd(arr, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+class LinalgSvdBackward0(Node):
+    """Singular values only (svdvals): grad_A = U diag(g) Vh."""
+
+    def __init__(self, A):
+        super().__init__(A)
+        self.A = self.save(A)
+
+    def backward(self, g):
+        u, _, vh = _svd_np(self.A.unpack(), False)
+        return ((u * np.asarray(g)[..., None, :]) @ vh,)
+
+
+@differentiable(lambda out, A, **kw: LinalgSvdBackward0(A), "linalg_svdvals")
+def _svdvals(A: Tensor) -> Tensor:
+    return _new(_svd_np(A._np(), False, compute_uv=False), A.dtype)
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    """``A = U diag(S) Vh``, singular values descending (``full_matrices=False``: reduced)."""
+    A = _svd_input(A)
+    _check_driver(driver)
+    u, s, vh = _svd_np(A._np(), builtins.bool(full_matrices))
+    result = _Svd(_new(u, A.dtype), _new(s, A.dtype), _new(vh, A.dtype))
+    return _out("linalg_svd", out, result, (A,))
+
+
+def svdvals(A, *, driver=None, out=None) -> Tensor:
+    """The singular values of ``A``, descending; differentiable."""
+    A = _svd_input(A)
+    _check_driver(driver)
+    return _out("linalg_svdvals", out, _svdvals(A), (A,))
+
+
+def qr(A, mode="reduced", *, out=None):
+    """``A = Q R`` (Householder, as LAPACK's geqrf): ``mode`` 'reduced', 'complete' or 'r'."""
+    A = _tensor("qr", A)
+    if A.ndim < 2:
+        raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    _check_float("qr", A)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+            "'r', or 'complete'"
+        )
+    arr = A._np()
+    m, n = arr.shape[-2:]
+    if arr.size == 0:
+        k = m if mode == "complete" else min(m, n)
+        q = np.broadcast_to(np.eye(m, k, dtype=arr.dtype), (*arr.shape[:-2], m, k))
+        r = np.zeros((*arr.shape[:-2], k, n), arr.dtype)
+    else:
+        q, r = np.linalg.qr(arr, mode="complete" if mode == "complete" else "reduced")
+    if mode == "r":
+        q = np.zeros((0,), arr.dtype)
+    return _out("linalg_qr", out, _Qr(_new(q, A.dtype), _new(r, A.dtype)), (A,))
+
+
+def cholesky(A, *, upper=False, out=None) -> Tensor:
+    """The lower Cholesky factor ``L`` with ``A = L L^T`` (``upper=True``: ``U = L^T``, read
+    from the upper triangle); ``LinAlgError`` if a matrix is not positive-definite."""
+    A = _tensor("cholesky", A)
+    _check_matrix("cholesky", A)
+    arr = A._np()
+    src = _mT(arr) if upper else arr
+    try:
+        low = np.linalg.cholesky(src) if arr.size else np.zeros(arr.shape, arr.dtype)
+    except np.linalg.LinAlgError:
+        flat = src.reshape(-1, *src.shape[-2:])
+        b, order = 0, src.shape[-1]
+        for i, mat in enumerate(flat):
+            k = _cholesky_info(mat)
+            if k:
+                b, order = i, k
+                break
+        raise LinAlgError(
+            f"linalg.cholesky: {_batch_prefix(A, b)}The factorization could not be completed "
+            "because the input is not positive-definite (the leading minor of order "
+            f"{order} is not positive-definite)."
+        ) from None
+    return _out("linalg_cholesky", out, _new(_mT(low) if upper else low, A.dtype), (A,))
+
+
+def _cholesky_info(m: np.ndarray) -> int:
+    """LAPACK potrf's ``info``: the order of the first leading minor that is not p.d."""
+    for k in range(1, m.shape[0] + 1):
+        try:
+            np.linalg.cholesky(m[:k, :k])
+        except np.linalg.LinAlgError:
+            return k
+    return 0
+
+
+def _tolerances(fname: str, A: Tensor, S: np.ndarray, atol, rtol) -> np.ndarray:
+    """torch's rule: ``max(atol, rtol * smax)``, rtol defaulting to eps * max(m, n) when
+    neither is given (to 0 when only atol is)."""
+
+    def value(t):
+        if t is None:
+            return 0.0
+        return t._np() if isinstance(t, Tensor) else builtins.float(t)
+
+    eps = np.finfo(A.dtype.np).eps
+    if rtol is None:
+        rtol_v = eps * max(A._shape[-2:]) if atol is None or _is_zero(atol) else 0.0
+    else:
+        rtol_v = value(rtol)
+    smax = S[..., :1] if S.shape[-1] else np.zeros((*S.shape[:-1], 1), S.dtype)
+    tol = np.maximum(np.asarray(value(atol))[..., None], np.asarray(rtol_v)[..., None] * smax)
+    return tol.astype(S.dtype)
+
+
+def _is_zero(t) -> bool:
+    return not isinstance(t, Tensor) and builtins.float(t) == 0.0
+
+
+def _svals_or_eig(A: Tensor, hermitian: bool) -> np.ndarray:
+    arr = A._np()
+    if arr.size == 0:
+        return np.zeros((*arr.shape[:-2], min(arr.shape[-2:])), arr.dtype)
+    if hermitian:
+        return np.abs(np.linalg.eigvalsh(arr))[..., ::-1]
+    return np.linalg.svd(arr, compute_uv=False)
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None) -> Tensor:
+    """The Moore-Penrose pseudo-inverse (singular values below ``max(atol, rtol * smax)``
+    count as zero)."""
+    A = _tensor("pinv", A)
+    if A.ndim < 2 or not A.dtype.is_floating_point or A.dtype is D.float16:
+        raise RuntimeError(
+            f"linalg.pinv({scalar_name(A.dtype)}{{{list(A._shape)}}}): expected a tensor with 2 "
+            "or more dimensions of float, double, cfloat or cdouble types"
+        )
+    arr = A._np()
+    if arr.size == 0:
+        return _out("linalg_pinv", out, _new(np.zeros(_mT(arr).shape, arr.dtype), A.dtype), (A,))
+    if hermitian:
+        w, v = np.linalg.eigh(arr)
+        order = np.argsort(-np.abs(w), axis=-1)
+        s = np.take_along_axis(np.abs(w), order, -1)
+        tol = _tolerances("pinv", A, s, atol, rtol)
+        with np.errstate(all="ignore"):
+            inv_w = np.where(np.abs(w) > tol, 1 / w, 0).astype(arr.dtype)
+        values = (v * inv_w[..., None, :]) @ _mT(v)
+    else:
+        u, s, vh = np.linalg.svd(arr, full_matrices=False)
+        tol = _tolerances("pinv", A, s, atol, rtol)
+        with np.errstate(all="ignore"):
+            inv_s = np.where(s > tol, 1 / s, 0).astype(arr.dtype)
+        values = (_mT(vh) * inv_s[..., None, :]) @ _mT(u)
+    return _out("linalg_pinv", out, _new(values, A.dtype), (A,))
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None) -> Tensor:
+    """The number of singular values above ``max(atol, rtol * smax)`` (int64)."""
+    A = _tensor("matrix_rank", A)
+    if A.ndim < 2:
+        raise RuntimeError(
+            "tensorlab.linalg.matrix_rank: The input tensor input must have at least 2 dimensions."
+        )
+    if not A.dtype.is_floating_point or A.dtype is D.float16:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    s = _svals_or_eig(A, builtins.bool(hermitian))
+    tol = _tolerances("matrix_rank", A, s, atol, rtol)
+    rank = (s > tol).sum(-1).astype(np.int64)
+    return _out("linalg_matrix_rank", out, _new(rank, D.int64), (A,))
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """The least-squares solution of ``A X = B`` (``driver`` 'gelsy', the CPU default, or
+    'gels', 'gelsd', 'gelss'): ``(solution, residuals, rank, singular_values)``."""
+    A = _tensor("lstsq", A, "self")
+    B = _tensor("lstsq", B, "b", 2)
+    if not A.dtype.is_floating_point or A.dtype is D.float16:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if A.dtype is not B.dtype:
+        raise RuntimeError(
+            "tensorlab.linalg.lstsq: Expected input and other to have the same dtype, but got "
+            f"input's dtype {scalar_name(A.dtype)} and other's dtype {scalar_name(B.dtype)}"
+        )
+    if A.ndim < 2:
+        raise RuntimeError(
+            "tensorlab.linalg.lstsq: input must have at least 2 dimensions."
+        )
+    drivers = ("gels", "gelsy", "gelsd", "gelss")
+    driver = "gelsy" if driver is None else driver
+    if driver not in drivers:
+        raise RuntimeError(
+            "tensorlab.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
+        )
+    vector = B.ndim == A.ndim - 1
+    if vector:
+        if A._shape[-2] != B._shape[-1]:
+            raise RuntimeError("tensorlab.linalg.lstsq: input.size(-2) should match other.size(-1)")
+    elif B.ndim < 2 or A._shape[-2] != B._shape[-2]:
+        raise RuntimeError("tensorlab.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    a = A._np()
+    b = B._np()[..., None] if vector else B._np()
+    batch = L.broadcast_shapes(A._shape[:-2], b.shape[:-2])
+    m, n = a.shape[-2:]
+    k = b.shape[-1]
+    a_ = np.broadcast_to(a, (*batch, m, n)).reshape(-1, m, n)
+    b_ = np.broadcast_to(b, (*batch, m, k)).reshape(-1, m, k)
+    eps = np.finfo(a.dtype).eps
+    rc = eps * max(m, n) if rcond is None else builtins.float(rcond)
+    sols, ranks, svals, res = [], [], [], []
+    for am, bm in zip(a_, b_):
+        x, r, rank, s = np.linalg.lstsq(am, bm, rcond=rc)
+        sols.append(x)
+        ranks.append(rank)
+        svals.append(s)
+        res.append(r)
+    sol = np.array(sols, a.dtype).reshape(*batch, n, k)
+    if vector:
+        sol = sol[..., 0]
+    rank_t = _new(np.array(ranks).reshape(batch), D.int64) if driver != "gels" else _empty()
+    if driver in ("gelsd", "gelss"):
+        sv = _new(np.array(svals, a.dtype).reshape(*batch, min(m, n)), A.dtype)
+    else:
+        sv = _new(np.zeros((0,), a.dtype), A.dtype)
+    full_rank = builtins.all(r == min(m, n) for r in ranks)
+    if m > n and driver != "gelsy" and full_rank:
+        resid = np.sum((np.einsum("bmn,bnk->bmk", a_, np.array(sols, a.dtype)) - b_) ** 2, -2)
+        resid = resid.reshape(*batch, k)
+        residuals = _new(resid[..., 0] if vector else resid, A.dtype)
+    else:
+        residuals = _new(np.zeros((0,), a.dtype), A.dtype)
+    return _Lstsq(_new(sol, A.dtype), residuals, rank_t, sv)
+
+
+def _empty() -> Tensor:
+    return _new(np.zeros((0,), np.int64), D.int64)

@@ -1,0 +1,462 @@
+"""``tensorlab.linalg`` against ``torch.linalg`` (torch 2.13.0): values over random shapes,
+batches and dtypes (float32/float64, within a relative tolerance: both run a LAPACK, not the same
+one), sign-ambiguous factors compared by reconstruction and by absolute values, errors (types
+and messages, ``LinAlgError`` included), ``out=`` and gradients."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from helpers import raises_same, require_torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tensorlab as tl
+
+torch = require_torch()
+
+TOL = {"float32": (2e-4, 2e-5), "float64": (1e-10, 1e-12)}
+dtypes = st.sampled_from(["float32", "float64"])
+batches = st.lists(st.integers(0, 3), min_size=0, max_size=2).map(tuple)
+sizes = st.integers(1, 5)
+
+
+def pair(arr: np.ndarray, requires_grad: bool = False):
+    ours = tl.tensor(arr, requires_grad=requires_grad)
+    theirs = torch.tensor(arr, requires_grad=requires_grad)
+    return ours, theirs
+
+
+def close(ours, theirs, dtype="float64", scale: float = 1.0):
+    rtol, atol = TOL[dtype]
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    assert tuple(ours.shape) == tuple(theirs.shape), (ours.shape, theirs.shape)
+    np.testing.assert_allclose(
+        ours.detach().numpy().astype(np.float64),
+        theirs.detach().numpy().astype(np.float64),
+        rtol=rtol * scale,
+        atol=atol * scale,
+    )
+
+
+def well_conditioned(rng, shape, dtype):
+    """Square matrices n x n with a dominant diagonal (condition number small)."""
+    n = shape[-1]
+    a = rng.standard_normal(shape) + 2 * n * np.eye(n) * rng.choice([-1, 1], size=shape[:-1])[
+        ..., None
+    ]
+    return a.astype(dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# norms
+# ---------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    batch=batches,
+    n=sizes,
+    dtype=dtypes,
+    ord=st.sampled_from([2, 1, 0, 3, 0.5, math.inf, -math.inf, -1]),
+    keepdim=st.booleans(),
+    which=st.sampled_from([None, -1, 0, (0, -1)]),
+    seed=st.integers(0, 2**16),
+)
+def test_vector_norm(batch, n, dtype, ord, keepdim, which, seed):
+    arr = np.random.default_rng(seed).standard_normal((*batch, n)).astype(dtype)
+    ours, theirs = pair(arr)
+    dim = None if which is None or (which == (0, -1) and len(batch) == 0) else which
+    if dim == 0 and not batch:
+        dim = -1
+    r_ours, r_theirs = raises_same(
+        lambda: tl.linalg.vector_norm(ours, ord, dim, keepdim),
+        lambda: torch.linalg.vector_norm(theirs, ord, dim, keepdim),
+    )
+    if r_theirs is not None:
+        close(r_ours, r_theirs, dtype)
+
+
+MATRIX_ORDS = ["fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    batch=batches,
+    m=sizes,
+    n=sizes,
+    dtype=dtypes,
+    ord=st.sampled_from(MATRIX_ORDS),
+    keepdim=st.booleans(),
+    dim=st.sampled_from([(-2, -1), (-1, -2), (0, -1)]),
+    seed=st.integers(0, 2**16),
+)
+def test_matrix_norm(batch, m, n, dtype, ord, keepdim, dim, seed):
+    arr = np.random.default_rng(seed).standard_normal((*batch, m, n)).astype(dtype)
+    ours, theirs = pair(arr)
+    r_ours = tl.linalg.matrix_norm(ours, ord, dim, keepdim)
+    r_theirs = torch.linalg.matrix_norm(theirs, ord, dim, keepdim)
+    close(r_ours, r_theirs, dtype, scale=10)
+
+
+@pytest.mark.parametrize("ord", [None, "fro", "nuc", 2, -2, 1, -1, math.inf, 3])
+@pytest.mark.parametrize("shape", [(4,), (3, 4), (2, 3, 4)])
+@pytest.mark.parametrize("dim", [None, 1, (0, 1), (0, 1, 2)])
+def test_norm_dispatch(ord, shape, dim):
+    arr = np.random.default_rng(0).standard_normal(shape)
+    ours, theirs = pair(arr)
+    r_ours, r_theirs = raises_same(
+        lambda: tl.linalg.norm(ours, ord, dim), lambda: torch.linalg.norm(theirs, ord, dim)
+    )
+    if r_theirs is not None:
+        close(r_ours, r_theirs)
+
+
+def test_norm_shares_torch_norm_kernel():
+    arr = np.random.default_rng(1).standard_normal((3, 4)).astype(np.float32)
+    ours, _ = pair(arr)
+    assert tl.linalg.norm(ours).item() == tl.norm(ours).item()
+    assert tl.linalg.matrix_norm(ours, "nuc").item() == tl.norm(ours, "nuc").item()
+
+
+# ---------------------------------------------------------------------------------------------
+# inv, det, slogdet, solve, matrix_power
+# ---------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(batch=batches, n=sizes, dtype=dtypes, seed=st.integers(0, 2**16))
+def test_inv_det_slogdet(batch, n, dtype, seed):
+    arr = well_conditioned(np.random.default_rng(seed), (*batch, n, n), dtype)
+    ours, theirs = pair(arr)
+    close(tl.linalg.inv(ours), torch.linalg.inv(theirs), dtype, scale=10)
+    close(tl.linalg.det(ours), torch.linalg.det(theirs), dtype, scale=10)
+    s_ours, s_theirs = tl.linalg.slogdet(ours), torch.linalg.slogdet(theirs)
+    close(s_ours.sign, s_theirs.sign, dtype)
+    close(s_ours.logabsdet, s_theirs.logabsdet, dtype, scale=10)
+    close(tl.det(ours), torch.det(theirs), dtype, scale=10)
+    close(ours.inverse(), theirs.inverse(), dtype, scale=10)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    batch_a=batches,
+    batch_b=st.sampled_from(["same", "none", "one"]),
+    n=sizes,
+    k=st.integers(0, 3),
+    dtype=dtypes,
+    left=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_solve(batch_a, batch_b, n, k, dtype, left, seed):
+    rng = np.random.default_rng(seed)
+    a = well_conditioned(rng, (*batch_a, n, n), dtype)
+    bb = {"same": batch_a, "none": (), "one": (1,) * len(batch_a)}[batch_b]
+    b_shape = (*bb, n) if k == 0 else ((*bb, n, k) if left else (*bb, k, n))
+    b = rng.standard_normal(b_shape).astype(dtype)
+    (A, tA), (B, tB) = pair(a), pair(b)
+    r_ours, r_theirs = raises_same(
+        lambda: tl.linalg.solve(A, B, left=left), lambda: torch.linalg.solve(tA, tB, left=left)
+    )
+    if r_theirs is not None:
+        close(r_ours, r_theirs, dtype, scale=10)
+
+
+@pytest.mark.parametrize("n", [-3, -1, 0, 1, 2, 3, 5, 6, 7])
+def test_matrix_power(n):
+    arr = well_conditioned(np.random.default_rng(n + 10), (2, 3, 3), "float64") / 6
+    ours, theirs = pair(arr)
+    close(tl.linalg.matrix_power(ours, n), torch.linalg.matrix_power(theirs, n))
+    ints = np.arange(9).reshape(3, 3)
+    if n >= 0:
+        o, t = pair(ints)
+        np.testing.assert_array_equal(
+            tl.linalg.matrix_power(o, n).numpy(), torch.linalg.matrix_power(t, n).numpy()
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# matmul, cross, vecdot
+# ---------------------------------------------------------------------------------------------
+
+
+def test_products():
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((2, 4, 3)), rng.standard_normal((4, 3))
+    (A, tA), (B, tB) = pair(a), pair(b)
+    close(tl.linalg.matmul(A, B.mT), torch.linalg.matmul(tA, tB.mT))
+    close(tl.linalg.cross(A, B), torch.linalg.cross(tA, tB))
+    close(tl.linalg.cross(A.mT, B.mT, dim=1), torch.linalg.cross(tA.mT, tB.mT, dim=1))
+    close(tl.linalg.vecdot(A, B), torch.linalg.vecdot(tA, tB))
+    close(tl.linalg.vecdot(A, B, dim=-2), torch.linalg.vecdot(tA, tB, dim=-2))
+    close(tl.linalg.vecdot(A[0, 0], B[0]), torch.linalg.vecdot(tA[0, 0], tB[0]))
+
+
+# ---------------------------------------------------------------------------------------------
+# factorizations
+# ---------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(batch=batches, n=sizes, dtype=dtypes, uplo=st.sampled_from("LU"), seed=st.integers(0, 99))
+def test_eigh(batch, n, dtype, uplo, seed):
+    rng = np.random.default_rng(seed)
+    arr = rng.standard_normal((*batch, n, n)).astype(dtype)
+    ours, theirs = pair(arr)  # not symmetric: only the UPLO triangle is read
+    w, v = tl.linalg.eigh(ours, uplo)
+    tw, tv = torch.linalg.eigh(theirs, uplo)
+    close(w, tw, dtype, scale=50)
+    close(tl.linalg.eigvalsh(ours, uplo), tw, dtype, scale=50)
+    close(v.abs() @ v.abs().mT * 0, tv.abs() @ tv.abs().mT * 0, dtype)  # shapes and dtypes
+    sym = torch.tril(theirs) if uplo == "L" else torch.triu(theirs)
+    sym = sym + sym.mT - torch.diag_embed(torch.diagonal(sym, 0, -2, -1))
+    recon = v.numpy() @ (w.numpy()[..., None] * v.mT.numpy())
+    np.testing.assert_allclose(recon, sym.numpy(), rtol=0, atol=TOL[dtype][0] * 50)
+
+
+@settings(max_examples=30, deadline=None)
+@given(batch=batches, m=sizes, n=sizes, dtype=dtypes, full=st.booleans(), seed=st.integers(0, 99))
+def test_svd(batch, m, n, dtype, full, seed):
+    arr = np.random.default_rng(seed).standard_normal((*batch, m, n)).astype(dtype)
+    ours, theirs = pair(arr)
+    u, s, vh = tl.linalg.svd(ours, full)
+    tu, ts, tvh = torch.linalg.svd(theirs, full)
+    close(s, ts, dtype, scale=10)
+    close(tl.linalg.svdvals(ours), ts, dtype, scale=10)
+    assert u.shape == tuple(tu.shape) and vh.shape == tuple(tvh.shape)
+    k = min(m, n)
+    recon = (u.numpy()[..., :k] * s.numpy()[..., None, :]) @ vh.numpy()[..., :k, :]
+    np.testing.assert_allclose(recon, arr, atol=TOL[dtype][0] * 20)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    batch=batches,
+    m=sizes,
+    n=sizes,
+    dtype=dtypes,
+    mode=st.sampled_from(["reduced", "complete", "r"]),
+    seed=st.integers(0, 99),
+)
+def test_qr(batch, m, n, dtype, mode, seed):
+    arr = np.random.default_rng(seed).standard_normal((*batch, m, n)).astype(dtype)
+    ours, theirs = pair(arr)
+    q, r = tl.linalg.qr(ours, mode)
+    tq, tr = torch.linalg.qr(theirs, mode)
+    assert q.shape == tuple(tq.shape) and r.shape == tuple(tr.shape)
+    close(r.abs(), tr.abs(), dtype, scale=20)  # Householder QR: signs as LAPACK's
+    if mode != "r":
+        np.testing.assert_allclose(q.numpy() @ r.numpy(), arr, atol=TOL[dtype][0] * 20)
+
+
+@settings(max_examples=30, deadline=None)
+@given(batch=batches, n=sizes, dtype=dtypes, upper=st.booleans(), seed=st.integers(0, 99))
+def test_cholesky(batch, n, dtype, upper, seed):
+    a = np.random.default_rng(seed).standard_normal((*batch, n, n))
+    spd = (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(dtype)
+    ours, theirs = pair(spd)
+    close(
+        tl.linalg.cholesky(ours, upper=upper),
+        torch.linalg.cholesky(theirs, upper=upper),
+        dtype,
+        scale=10,
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(batch=batches, m=sizes, n=sizes, rank=st.integers(1, 5), dtype=dtypes, seed=st.integers(0, 99))
+def test_pinv_matrix_rank_lstsq(batch, m, n, rank, dtype, seed):
+    rng = np.random.default_rng(seed)
+    r = min(rank, m, n)
+    arr = (rng.standard_normal((*batch, m, r)) @ rng.standard_normal((*batch, r, n))).astype(dtype)
+    ours, theirs = pair(arr)
+    close(tl.linalg.pinv(ours), torch.linalg.pinv(theirs), dtype, scale=1000)
+    rk, trk = tl.linalg.matrix_rank(ours), torch.linalg.matrix_rank(theirs)
+    np.testing.assert_array_equal(rk.numpy(), trk.numpy())
+    assert rk.dtype is tl.int64
+    sym = arr @ np.swapaxes(arr, -1, -2)
+    o, t = pair(sym)
+    np.testing.assert_array_equal(
+        tl.linalg.matrix_rank(o, hermitian=True).numpy(),
+        torch.linalg.matrix_rank(t, hermitian=True).numpy(),
+    )
+    full = rng.standard_normal((*batch, m, n)).astype(dtype)
+    b = rng.standard_normal((*batch, m, 2)).astype(dtype)
+    (A, tA), (B, tB) = pair(full), pair(b)
+    res, tres = tl.linalg.lstsq(A, B), torch.linalg.lstsq(tA, tB)
+    close(res.solution, tres.solution, dtype, scale=1e3)
+    np.testing.assert_array_equal(res.rank.numpy(), tres.rank.numpy())
+    for driver in ("gelsd", "gelss"):
+        res, tres = tl.linalg.lstsq(A, B, driver=driver), torch.linalg.lstsq(tA, tB, driver=driver)
+        close(res.solution, tres.solution, dtype, scale=1e3)
+        close(res.singular_values, tres.singular_values, dtype, scale=10)
+        close(res.residuals, tres.residuals, dtype, scale=1e3)
+
+
+# ---------------------------------------------------------------------------------------------
+# errors
+# ---------------------------------------------------------------------------------------------
+
+SINGULAR = [[1.0, 2.0], [2.0, 4.0]]
+
+
+def _cases():
+    sq, rect, ints, vec = (
+        np.eye(2),
+        np.ones((2, 3)),
+        np.ones((2, 2), np.int64),
+        np.ones(3),
+    )
+    batch_singular = np.stack([np.eye(2), np.array(SINGULAR)])
+    not_pd = np.stack([np.eye(2), -np.eye(2)])
+    cases = []
+    for name in "inv det slogdet cholesky eigh eigvalsh svd svdvals qr pinv matrix_rank".split():
+        for arr in (np.array(SINGULAR), rect, ints, vec, batch_singular, not_pd):
+            cases.append((name, (arr,), {}))
+    cases += [
+        ("solve", (np.array(SINGULAR), np.ones(2)), {}),
+        ("solve", (rect, np.ones(2)), {}),
+        ("solve", (ints, ints), {}),
+        ("solve", (sq, np.ones(3)), {}),
+        ("solve", (batch_singular, np.ones((2, 2))), {}),
+        ("solve", (sq, np.ones(2, np.float32)), {}),
+        ("matrix_power", (np.array(SINGULAR), -1), {}),
+        ("matrix_power", (rect, 2), {}),
+        ("matrix_power", (ints, -1), {}),
+        ("matrix_power", (vec, 2), {}),
+        ("vecdot", (vec, np.ones(4)), {}),
+        ("vecdot", (vec, np.ones(3, np.int64)), {}),
+        ("cross", (vec, np.ones(4)), {}),
+        ("cross", (np.ones(2), np.ones(2)), {}),
+        ("matrix_norm", (sq, 3), {}),
+        ("matrix_norm", (sq, "abc"), {}),
+        ("matrix_norm", (ints,), {}),
+        ("matrix_norm", (vec,), {}),
+        ("matrix_norm", (sq,), {"dim": (0, 0)}),
+        ("matrix_norm", (sq, 2), {"dim": (1, -1)}),
+        ("norm", (np.ones((2, 2, 2)),), {}),
+        ("norm", (np.ones((2, 2, 2)), 2), {}),
+        ("norm", (vec, "fro"), {}),
+        ("norm", (np.ones((2, 2, 2)), "fro"), {}),
+        ("norm", (np.ones((2, 2, 2)),), {"dim": (0, 1, 2)}),
+        ("norm", (ints,), {}),
+        ("vector_norm", (ints,), {}),
+        ("vector_norm", (vec,), {"dtype": "int64"}),
+        ("vector_norm", (vec, "fro"), {}),
+        ("vector_norm", (np.ones((0, 3)), math.inf), {}),
+        ("lstsq", (rect, np.ones(3)), {}),
+        ("lstsq", (ints, ints), {}),
+        ("qr", (sq,), {"mode": "full"}),
+        ("eigh", (sq,), {"UPLO": "X"}),
+    ]
+    return cases
+
+
+def _convert(lib, x):
+    if isinstance(x, np.ndarray):
+        return lib.tensor(x)
+    if x == "int64":
+        return lib.int64
+    return x
+
+
+@pytest.mark.parametrize("name, args, kwargs", _cases())
+def test_errors(name, args, kwargs):
+    ours_args = [_convert(tl, a) for a in args]
+    theirs_args = [_convert(torch, a) for a in args]
+    ok = {k: _convert(tl, v) for k, v in kwargs.items()}
+    tk = {k: _convert(torch, v) for k, v in kwargs.items()}
+    r_ours, r_theirs = raises_same(
+        lambda: getattr(tl.linalg, name)(*ours_args, **ok),
+        lambda: getattr(torch.linalg, name)(*theirs_args, **tk),
+    )
+
+
+def test_linalg_error_class():
+    assert issubclass(tl.linalg.LinAlgError, RuntimeError)
+    with pytest.raises(tl.linalg.LinAlgError):
+        tl.linalg.inv(tl.tensor(SINGULAR))
+
+
+# ---------------------------------------------------------------------------------------------
+# out= and gradients
+# ---------------------------------------------------------------------------------------------
+
+
+def test_out():
+    arr = well_conditioned(np.random.default_rng(5), (2, 3, 3), "float64")
+    ours, theirs = pair(arr)
+    o, t = tl.empty(0, dtype=tl.float64), torch.empty(0, dtype=torch.float64)
+    r = tl.linalg.inv(ours, out=o)
+    torch.linalg.inv(theirs, out=t)
+    assert r is o
+    close(o, t)
+    o, t = tl.empty(0, dtype=tl.float64), torch.empty(0, dtype=torch.float64)
+    tl.linalg.vector_norm(ours, 3, out=o)
+    torch.linalg.vector_norm(theirs, 3, out=t)
+    close(o, t)
+
+
+GRAD_CASES = {
+    "vector_norm": lambda L, x: L.vector_norm(x, 3, dim=-1),
+    "vector_norm_2": lambda L, x: L.vector_norm(x),
+    "matrix_norm_fro": lambda L, x: L.matrix_norm(x),
+    "matrix_norm_2": lambda L, x: L.matrix_norm(x, 2),
+    "matrix_norm_inf": lambda L, x: L.matrix_norm(x, -math.inf),
+    "norm": lambda L, x: L.norm(x, dim=(-2, -1)),
+    "inv": lambda L, x: L.inv(x),
+    "det": lambda L, x: L.det(x),
+    "logabsdet": lambda L, x: L.slogdet(x)[1],
+    "solve_matrix": lambda L, x: L.solve(x, x.mT[..., :2]),
+    "solve_vector": lambda L, x: L.solve(x, x[..., 0]),
+    "solve_right": lambda L, x: L.solve(x, x[..., :2, :], left=False),
+    "svdvals": lambda L, x: L.svdvals(x),
+    "eigvalsh": lambda L, x: L.eigvalsh(x + x.mT),
+    "matrix_power": lambda L, x: L.matrix_power(x, -3),
+    "vecdot": lambda L, x: L.vecdot(x, x.sin()),
+    "cross": lambda L, x: L.cross(x, x.cos()),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GRAD_CASES))
+@pytest.mark.parametrize("batch", [(), (2,)])
+def test_gradients(case, batch):
+    f = GRAD_CASES[case]
+    arr = well_conditioned(np.random.default_rng(7), (*batch, 3, 3), "float64") / 6
+    ours, theirs = pair(arr, requires_grad=True)
+    r_ours, r_theirs = f(tl.linalg, ours), f(torch.linalg, theirs)
+    close(r_ours, r_theirs)
+    weights = np.random.default_rng(8).standard_normal(tuple(r_theirs.shape))
+    (r_ours * tl.tensor(weights)).sum().backward()
+    (r_theirs * torch.tensor(weights)).sum().backward()
+    close(ours.grad, theirs.grad, scale=100)
+    assert (r_ours.grad_fn is None) == (r_theirs.grad_fn is None)
+
+
+def test_grad_fn_names():
+    arr = well_conditioned(np.random.default_rng(9), (3, 3), "float64")
+    ours, theirs = pair(arr, requires_grad=True)
+    for name in ("inv", "det", "svdvals", "vector_norm"):
+        a, b = getattr(tl.linalg, name)(ours), getattr(torch.linalg, name)(theirs)
+        assert a.grad_fn.name() == b.grad_fn.name(), name
+    a, b = tl.linalg.solve(ours, ours[0]), torch.linalg.solve(theirs, theirs[0])
+    assert a.grad_fn.name() == b.grad_fn.name()
+
+
+def test_det_gradient_of_a_singular_matrix():
+    arr = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])
+    ours, theirs = pair(arr, requires_grad=True)
+    tl.linalg.det(ours).backward()
+    torch.linalg.det(theirs).backward()
+    close(ours.grad, theirs.grad, scale=100)
+
+
+def test_import_is_lazy():
+    import subprocess
+    import sys
+
+    code = "import sys, tensorlab; print('tensorlab.linalg' in sys.modules, 'scipy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
