@@ -50,12 +50,14 @@ __all__ = [
 ]
 
 
-class LinAlgError(RuntimeError):
+class _LinAlgError(RuntimeError):
     """Raised for a singular matrix (``inv``, ``solve``) or one that is not positive-definite
-    (``cholesky``): ``torch.linalg.LinAlgError``, a ``RuntimeError``."""
+    (``cholesky``): ``torch.linalg.LinAlgError``, a ``RuntimeError`` (named, as torch's,
+    ``_LinAlgError``)."""
 
 
-LinAlgError.__module__ = "tensorlab.linalg"
+_LinAlgError.__module__ = "tensorlab._C"
+LinAlgError = _LinAlgError
 
 
 # ---------------------------------------------------------------------------------------------
@@ -120,7 +122,7 @@ def _check_float(fname: str, A: Tensor, *, low_precision: bool = True) -> None:
 
 
 def _new(values, dtype: D.dtype) -> Tensor:
-    return from_array(np.ascontiguousarray(np.asarray(values, dtype=dtype.np)), dtype)
+    return from_array(np.array(values, dtype=dtype.np, order="C"), dtype)
 
 
 def _batch_prefix(A: Tensor, index: int) -> str:
@@ -171,7 +173,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None) -> T
     x = _tensor("vector_norm", x, "x")
     if isinstance(ord, str) or not isinstance(ord, (builtins.int, builtins.float, np.number)):
         raise TypeError(
-            f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}"
+            f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}"
         )
     _check_float("vector_norm", x, low_precision=False)
     _check_dtype_arg("vector_norm", dtype)
@@ -182,7 +184,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None) -> T
 def _matrix_dims(fname: str, A: Tensor, dim) -> tuple[int, int]:
     dims = _dims(dim)
     if len(dims) != 2:
-        raise RuntimeError(f"linalg.{fname}: dim must be a 2-tuple. Got " + " ".join(map(str, dims)))
+        raise RuntimeError(
+            f"linalg.{fname}: dim must be a 2-tuple. Got " + " ".join(map(str, dims))
+        )
     d0, d1 = (L.wrap_dim(d, A.ndim) for d in dims)
     if d0 == d1:
         raise RuntimeError(f"linalg.{fname}: dims must be different. Got ({d0}, {d1})")
@@ -208,7 +212,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if abs(o) not in (1.0, 2.0, math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {_num(o)} not supported.")
     if A.ndim < 2:
-        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError(
+            "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
+        )
     _check_float("matrix_norm", A, low_precision=abs(o) == 2.0)
     _check_dtype_arg("matrix_norm", dtype)
     d0, d1 = _matrix_dims("matrix_norm", A, dim)
@@ -241,9 +247,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None) -> Tenso
     dims = _dims(dim)
     if dims is not None:
         if len(dims) not in (1, 2):
-            what = "mut" if isinstance(ord, str) else "must"
             raise RuntimeError(
-                f"linalg.norm: If dim is specified, it {what} be of length 1 or 2. Got {dims}"
+                f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {dims}"
             )
     elif ord is not None and A.ndim not in (1, 2):
         raise RuntimeError(
@@ -456,17 +461,22 @@ def solve(A, B, *, left=True, out=None) -> Tensor:
             f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
             f"{scalar_name(A.dtype)} and B of type {scalar_name(B.dtype)} instead"
         )
-    if not left:
-        return _out("linalg_solve", out, solve(A.mT, B.mT).mT, (A, B))
     vector = _is_vector_rhs(A, B)
-    bm_shape = (*B._shape, 1) if vector else B._shape
-    if len(bm_shape) < 2 or bm_shape[-2] != A._shape[-1]:
-        rows = bm_shape[-2] if len(bm_shape) >= 2 else 1
+    bm = (*B._shape, 1) if vector else tuple(B._shape)
+    if len(bm) < 2 or A._shape[-1] != (bm[-2] if left else bm[-1]):
+        rows, cols = (bm[-2], bm[-1]) if len(bm) >= 2 else (1, bm[-1] if bm else 1)
         raise RuntimeError(
-            "linalg.solve: Incompatible shapes of A and B for the equation AX = B "
-            f"({A._shape[-2]}x{A._shape[-1]} and {rows}x{bm_shape[-1]})"
+            "linalg.solve: Incompatible shapes of A and B for the equation "
+            f"{'AX = B' if left else 'XA = B'} ({A._shape[-2]}x{A._shape[-1]} and {rows}x{cols})"
         )
-    L.broadcast_shapes(A._shape[:-2], bm_shape[:-2])
+    L.broadcast_shapes(A._shape[:-2], bm[:-2])
+    if not left and vector:
+        raise RuntimeError(
+            "linalg.solve: Vector broadcasting of the left hand side is not supported for "
+            "left=False. In this case linalg.solve is equivalent to B / A.squeeze(-1)"
+        )
+    if not left:
+        return _out("linalg_solve", out, _solve(A.mT, B.mT).mT, (A, B))
     return _out("linalg_solve", out, _solve(A, B), (A, B))
 
 
@@ -482,6 +492,17 @@ def matmul(input, other, *, out=None) -> Tensor:
 
 def cross(input, other, *, dim=-1, out=None) -> Tensor:
     """The 3-vector cross product along ``dim`` (broadcast)."""
+    input = _tensor("cross", input, "input")
+    other = _tensor("cross", other, "other", 2)
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input.ndim:
+        a = input._shape[L.wrap_dim(dim, input.ndim)]
+        b = other._shape[L.wrap_dim(dim, other.ndim)]
+        if a != 3 or b != 3:
+            raise RuntimeError(
+                f"linalg.cross: inputs dimension {dim} must have length 3. Got {a} and {b}"
+            )
     result = _linalg_cross(input, other, dim)
     return _out("linalg_cross", out, result, (input, other))
 
@@ -547,9 +568,7 @@ def matrix_power(A, n, *, out=None) -> Tensor:
 
 def _check_uplo(UPLO: str) -> None:
     if UPLO not in ("L", "U"):
-        raise RuntimeError(
-            f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}"
-        )
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
 
 
 def _eigh_input(fname: str, A, UPLO) -> Tensor:
@@ -825,9 +844,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
             f"input's dtype {scalar_name(A.dtype)} and other's dtype {scalar_name(B.dtype)}"
         )
     if A.ndim < 2:
-        raise RuntimeError(
-            "tensorlab.linalg.lstsq: input must have at least 2 dimensions."
-        )
+        raise RuntimeError("tensorlab.linalg.lstsq: input must have at least 2 dimensions.")
     drivers = ("gels", "gelsy", "gelsd", "gelss")
     driver = "gelsy" if driver is None else driver
     if driver not in drivers:
@@ -849,24 +866,25 @@ def lstsq(A, B, rcond=None, *, driver=None):
     b_ = np.broadcast_to(b, (*batch, m, k)).reshape(-1, m, k)
     eps = np.finfo(a.dtype).eps
     rc = eps * max(m, n) if rcond is None else builtins.float(rcond)
-    sols, ranks, svals, res = [], [], [], []
-    for am, bm in zip(a_, b_):
-        x, r, rank, s = np.linalg.lstsq(am, bm, rcond=rc)
-        sols.append(x)
+    count = a_.shape[0]
+    sols = np.zeros((count, n, k), a.dtype)
+    svals = np.zeros((count, min(m, n)), a.dtype)
+    ranks = []
+    for i, (am, bm) in enumerate(zip(a_, b_)):
+        x, _, rank, s = np.linalg.lstsq(am, bm, rcond=rc)
+        sols[i], svals[i] = x, s
         ranks.append(rank)
-        svals.append(s)
-        res.append(r)
-    sol = np.array(sols, a.dtype).reshape(*batch, n, k)
+    sol = sols.reshape(*batch, n, k)
     if vector:
         sol = sol[..., 0]
     rank_t = _new(np.array(ranks).reshape(batch), D.int64) if driver != "gels" else _empty()
     if driver in ("gelsd", "gelss"):
-        sv = _new(np.array(svals, a.dtype).reshape(*batch, min(m, n)), A.dtype)
+        sv = _new(svals.reshape(*batch, min(m, n)), A.dtype)
     else:
         sv = _new(np.zeros((0,), a.dtype), A.dtype)
     full_rank = builtins.all(r == min(m, n) for r in ranks)
     if m > n and driver != "gelsy" and full_rank:
-        resid = np.sum((np.einsum("bmn,bnk->bmk", a_, np.array(sols, a.dtype)) - b_) ** 2, -2)
+        resid = np.sum((a_ @ sols - b_) ** 2, -2)
         resid = resid.reshape(*batch, k)
         residuals = _new(resid[..., 0] if vector else resid, A.dtype)
     else:

@@ -44,9 +44,10 @@ def close(ours, theirs, dtype="float64", scale: float = 1.0):
 def well_conditioned(rng, shape, dtype):
     """Square matrices n x n with a dominant diagonal (condition number small)."""
     n = shape[-1]
-    a = rng.standard_normal(shape) + 2 * n * np.eye(n) * rng.choice([-1, 1], size=shape[:-1])[
-        ..., None
-    ]
+    a = (
+        rng.standard_normal(shape)
+        + 2 * n * np.eye(n) * rng.choice([-1, 1], size=shape[:-1])[..., None]
+    )
     return a.astype(dtype)
 
 
@@ -187,8 +188,8 @@ def test_products():
     a, b = rng.standard_normal((2, 4, 3)), rng.standard_normal((4, 3))
     (A, tA), (B, tB) = pair(a), pair(b)
     close(tl.linalg.matmul(A, B.mT), torch.linalg.matmul(tA, tB.mT))
-    close(tl.linalg.cross(A, B), torch.linalg.cross(tA, tB))
-    close(tl.linalg.cross(A.mT, B.mT, dim=1), torch.linalg.cross(tA.mT, tB.mT, dim=1))
+    close(tl.linalg.cross(A, B[None]), torch.linalg.cross(tA, tB[None]))
+    close(tl.linalg.cross(A.mT, B.mT[None], dim=1), torch.linalg.cross(tA.mT, tB.mT[None], dim=1))
     close(tl.linalg.vecdot(A, B), torch.linalg.vecdot(tA, tB))
     close(tl.linalg.vecdot(A, B, dim=-2), torch.linalg.vecdot(tA, tB, dim=-2))
     close(tl.linalg.vecdot(A[0, 0], B[0]), torch.linalg.vecdot(tA[0, 0], tB[0]))
@@ -266,7 +267,9 @@ def test_cholesky(batch, n, dtype, upper, seed):
 
 
 @settings(max_examples=30, deadline=None)
-@given(batch=batches, m=sizes, n=sizes, rank=st.integers(1, 5), dtype=dtypes, seed=st.integers(0, 99))
+@given(
+    batch=batches, m=sizes, n=sizes, rank=st.integers(1, 5), dtype=dtypes, seed=st.integers(0, 99)
+)
 def test_pinv_matrix_rank_lstsq(batch, m, n, rank, dtype, seed):
     rng = np.random.default_rng(seed)
     r = min(rank, m, n)
@@ -330,6 +333,10 @@ def _cases():
         ("vecdot", (vec, np.ones(3, np.int64)), {}),
         ("cross", (vec, np.ones(4)), {}),
         ("cross", (np.ones(2), np.ones(2)), {}),
+        ("cross", (np.ones((2, 3)), np.ones(3)), {}),
+        ("cross", (np.ones((2, 3)), np.ones((1, 3))), {"dim": 0}),
+        ("solve", (sq, np.ones(2)), {"left": False}),
+        ("solve", (np.ones((1, 1)), np.ones(1)), {"left": False}),
         ("matrix_norm", (sq, 3), {}),
         ("matrix_norm", (sq, "abc"), {}),
         ("matrix_norm", (ints,), {}),
