@@ -210,6 +210,7 @@ def _linalg_method(name: str, target: str):
 
 Tensor.det = _linalg_method("det", "det")
 Tensor.inverse = _linalg_method("inverse", "inv")
+Tensor.logdet = _linalg_method("logdet", "logdet")
 Tensor.softmax = _activation_method("softmax")
 Tensor.log_softmax = _activation_method("log_softmax")
 
@@ -221,6 +222,7 @@ _LAZY = {
     "linalg": ("tensorlab.linalg", None),  # torch.linalg (numpy's LAPACK; loaded on first use)
     "det": ("tensorlab.linalg", "det"),
     "inverse": ("tensorlab.linalg", "inv"),
+    "logdet": ("tensorlab.linalg", "logdet"),
     "signal": ("tensorlab.signal", None),
     "viz": ("tensorlab.viz", None),
     "widgets": ("tensorlab.widgets", None),

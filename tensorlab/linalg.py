@@ -99,26 +99,28 @@ def _tensor(fname: str, x, name: str = "A", pos: int = 1) -> Tensor:
     return x
 
 
-def _check_matrix(fname: str, A: Tensor, *, square: bool = True, low_precision=True) -> None:
+def _check_matrix(
+    fname: str, A: Tensor, *, square: bool = True, low_precision=True, prefix="linalg."
+) -> None:
     """torch's ``squareCheckInputs`` + ``checkFloatingOrComplex``."""
     if A.ndim < 2:
-        raise RuntimeError(f"linalg.{fname}: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError(f"{prefix}{fname}: The input tensor A must have at least 2 dimensions.")
     if square and A._shape[-1] != A._shape[-2]:
         raise RuntimeError(
-            f"linalg.{fname}: A must be batches of square matrices, but they are "
+            f"{prefix}{fname}: A must be batches of square matrices, but they are "
             f"{A._shape[-2]} by {A._shape[-1]} matrices"
         )
-    _check_float(fname, A, low_precision=low_precision)
+    _check_float(fname, A, low_precision=low_precision, prefix=prefix)
 
 
-def _check_float(fname: str, A: Tensor, *, low_precision: bool = True) -> None:
+def _check_float(fname: str, A: Tensor, *, low_precision: bool = True, prefix="linalg.") -> None:
     if not A.dtype.is_floating_point:
         raise RuntimeError(
-            f"linalg.{fname}: Expected a floating point or complex tensor as input. Got "
+            f"{prefix}{fname}: Expected a floating point or complex tensor as input. Got "
             f"{scalar_name(A.dtype)}"
         )
     if low_precision and A.dtype is D.float16:
-        raise RuntimeError(f"linalg.{fname}: Low precision dtypes not supported. Got Half")
+        raise RuntimeError(f"{prefix}{fname}: Low precision dtypes not supported. Got Half")
 
 
 def _new(values, dtype: D.dtype) -> Tensor:
@@ -396,6 +398,17 @@ def slogdet(A, *, out=None):
     _check_matrix("slogdet", A)
     sign = _new(np.linalg.slogdet(A._np())[0], A.dtype)
     return _out("linalg_slogdet", out, _Slogdet(sign, _logabsdet(A)), (A,))
+
+
+def logdet(input) -> Tensor:
+    """``torch.logdet``: ``log(det(A))`` (nan for a negative determinant, -inf for a singular
+    matrix), differentiable through ``slogdet``'s ``logabsdet``."""
+    A = _tensor("logdet", input, "input")
+    _check_matrix("logdet", A, prefix="")
+    sign, logabsdet = slogdet(A)
+    from ._ops.comparison import where
+
+    return where(sign == -1, math.nan, logabsdet)
 
 
 def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
@@ -851,6 +864,11 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError(
             "tensorlab.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
         )
+    if not (A.ndim >= B.ndim and A.ndim - B.ndim <= 1):
+        raise RuntimeError(
+            "tensorlab.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+            "(input.dim() - other.dim()) <= 1"
+        )
     vector = B.ndim == A.ndim - 1
     if vector:
         if A._shape[-2] != B._shape[-1]:
@@ -868,18 +886,25 @@ def lstsq(A, B, rcond=None, *, driver=None):
     rc = eps * max(m, n) if rcond is None else builtins.float(rcond)
     count = a_.shape[0]
     sols = np.zeros((count, n, k), a.dtype)
-    svals = np.zeros((count, min(m, n)), a.dtype)
     ranks = []
     for i, (am, bm) in enumerate(zip(a_, b_)):
-        x, _, rank, s = np.linalg.lstsq(am, bm, rcond=rc)
-        sols[i], svals[i] = x, s
+        x, _, rank, _ = np.linalg.lstsq(am, bm, rcond=rc)
+        sols[i] = x
         ranks.append(rank)
     sol = sols.reshape(*batch, n, k)
     if vector:
         sol = sol[..., 0]
-    rank_t = _new(np.array(ranks).reshape(batch), D.int64) if driver != "gels" else _empty()
+    # rank and singular values are A's own (its batch shape, not the broadcast one)
+    s_a = (
+        np.linalg.svd(a, compute_uv=False)
+        if a.size
+        else np.zeros((*a.shape[:-2], min(m, n)), a.dtype)
+    )
+    smax = s_a[..., :1] if s_a.shape[-1] else np.zeros((*s_a.shape[:-1], 1), a.dtype)
+    rank_a = (s_a > rc * smax).sum(-1).astype(np.int64)
+    rank_t = _new(rank_a, D.int64) if driver != "gels" else _empty()
     if driver in ("gelsd", "gelss"):
-        sv = _new(svals.reshape(*batch, min(m, n)), A.dtype)
+        sv = _new(s_a, A.dtype)
     else:
         sv = _new(np.zeros((0,), a.dtype), A.dtype)
     full_rank = builtins.all(r == min(m, n) for r in ranks)

@@ -467,3 +467,48 @@ def test_import_is_lazy():
     code = "import sys, tensorlab; print('tensorlab.linalg' in sys.modules, 'scipy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+# ---------------------------------------------------------------------------------------------
+# torch.det / torch.inverse / torch.logdet and the methods; lstsq's broadcast batch
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_top_level_functions(seed):
+    arr = np.random.default_rng(seed).standard_normal((3, 3, 3))
+    ours, theirs = pair(arr, requires_grad=True)
+    close(tl.logdet(ours), torch.logdet(theirs))
+    close(ours.logdet(), theirs.logdet())
+    close(ours.det(), theirs.det())
+    close(tl.inverse(ours), torch.inverse(theirs), scale=100)
+    fine = torch.logdet(theirs).isfinite()
+    tl.logdet(ours)[tl.tensor(fine.numpy())].sum().backward()
+    torch.logdet(theirs)[fine].sum().backward()
+    close(ours.grad, theirs.grad, scale=100)
+    assert tl.logdet(ours).grad_fn.name() == torch.logdet(theirs).grad_fn.name()
+    for bad in (
+        np.ones((2, 3)),
+        np.ones((2, 2), np.int64),
+        np.ones((2, 2), np.float16),
+        np.ones(2),
+    ):
+        raises_same(
+            lambda bad=bad: tl.logdet(tl.tensor(bad)),
+            lambda bad=bad: torch.logdet(torch.tensor(bad)),
+        )
+
+
+def test_lstsq_rank_has_the_batch_of_A():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((1, 3, 3)).astype(np.float32)
+    a[:, 0] = 0
+    b = rng.standard_normal((2, 3, 3)).astype(np.float32)
+    (A, tA), (B, tB) = pair(a), pair(b)
+    for driver in (None, "gelsd", "gels"):
+        res, tres = tl.linalg.lstsq(A, B, driver=driver), torch.linalg.lstsq(tA, tB, driver=driver)
+        np.testing.assert_array_equal(res.rank.numpy(), tres.rank.numpy())
+        assert res.singular_values.shape == tuple(tres.singular_values.shape)
+        if driver == "gelsd":  # the minimum-norm solution (gelsy/gels: LAPACK's own choice)
+            close(res.solution, tres.solution, "float32", scale=100)
+    raises_same(lambda: tl.linalg.lstsq(A[0], B), lambda: torch.linalg.lstsq(tA[0], tB))
