@@ -579,6 +579,28 @@ def matrix_power(A, n, *, out=None) -> Tensor:
 # ---------------------------------------------------------------------------------------------
 
 
+def _not_differentiable(node: str):
+    """A node that keeps the graph (torch can differentiate the op) but raises on backward."""
+    from .autograd.graph import NotImplementedNode
+
+    def make(out, A, *args, **kwargs):
+        return NotImplementedNode(
+            node, f"tensorlab: the derivative of {node[: -len('Backward0')]} is not implemented", A
+        )
+
+    return make
+
+
+def _record_not_implemented(result: Tensor, node: str, *inputs) -> Tensor:
+    """Give ``result`` a node that raises on backward when an input requires grad."""
+    from .autograd.grad_mode import STATE
+    from .autograd.graph import attach
+
+    if STATE.enabled and any(isinstance(t, Tensor) and t.requires_grad for t in inputs):
+        attach(result, _not_differentiable(node)(result, *inputs))
+    return result
+
+
 def _check_uplo(UPLO: str) -> None:
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
@@ -633,8 +655,13 @@ def eigh(A, UPLO="L", *, out=None):
     """Eigenvalues (ascending) and orthonormal eigenvectors of symmetric matrices (reading the
     lower triangle, or the upper with ``UPLO='U'``)."""
     A = _eigh_input("eigh", A, UPLO)
+    return _out("linalg_eigh", out, _eigh(A, UPLO), (A,))
+
+
+@differentiable(_not_differentiable("LinalgEighBackward0"), "linalg_eigh")
+def _eigh(A: Tensor, UPLO: str) -> tuple:
     w, v = _eigh_np(A, UPLO)
-    return _out("linalg_eigh", out, _Eigh(_new(w, A.dtype), _new(v, A.dtype)), (A,))
+    return _Eigh(_new(w, A.dtype), _new(v, A.dtype))
 
 
 def eigvalsh(A, UPLO="L", *, out=None) -> Tensor:
@@ -697,9 +724,13 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     """``A = U diag(S) Vh``, singular values descending (``full_matrices=False``: reduced)."""
     A = _svd_input(A)
     _check_driver(driver)
-    u, s, vh = _svd_np(A._np(), builtins.bool(full_matrices))
-    result = _Svd(_new(u, A.dtype), _new(s, A.dtype), _new(vh, A.dtype))
-    return _out("linalg_svd", out, result, (A,))
+    return _out("linalg_svd", out, _svd(A, builtins.bool(full_matrices)), (A,))
+
+
+@differentiable(_not_differentiable("LinalgSvdBackward0"), "linalg_svd")
+def _svd(A: Tensor, full_matrices: bool) -> tuple:
+    u, s, vh = _svd_np(A._np(), full_matrices)
+    return _Svd(_new(u, A.dtype), _new(s, A.dtype), _new(vh, A.dtype))
 
 
 def svdvals(A, *, driver=None, out=None) -> Tensor:
@@ -730,14 +761,38 @@ def qr(A, mode="reduced", *, out=None):
         q, r = np.linalg.qr(arr, mode="complete" if mode == "complete" else "reduced")
     if mode == "r":
         q = np.zeros((0,), arr.dtype)
-    return _out("linalg_qr", out, _Qr(_new(q, A.dtype), _new(r, A.dtype)), (A,))
+    check_out_grad("linalg_qr", (A,)) if out is not None else None
+    q_t = _new(q, A.dtype)
+    if mode != "r":
+        _record_not_implemented(q_t, "LinalgQrBackward0", A)
+    return _out("linalg_qr", out, _Qr(q_t, _new(r, A.dtype)), (A,))
 
 
-def cholesky(A, *, upper=False, out=None) -> Tensor:
-    """The lower Cholesky factor ``L`` with ``A = L L^T`` (``upper=True``: ``U = L^T``, read
-    from the upper triangle); ``LinAlgError`` if a matrix is not positive-definite."""
-    A = _tensor("cholesky", A)
-    _check_matrix("cholesky", A)
+class LinalgCholeskyExBackward0(Node):
+    """A = L L^T: grad_A = sym(L^-T Phi(L^T g) L^-1), Phi the lower triangle with half its
+    diagonal (``upper=True``: L = U^T, g transposed)."""
+
+    def __init__(self, A, out, upper):
+        super().__init__(A)
+        self.out, self.upper = self.save(out, output=True), upper
+
+    def backward(self, g):
+        low, g = self.out.unpack(), np.asarray(g)
+        if self.upper:
+            low, g = _mT(low), _mT(g)
+        phi = np.tril(_mT(low) @ g)
+        n = phi.shape[-1]
+        phi[..., range(n), range(n)] *= 0.5
+        with np.errstate(all="ignore"):
+            linv = np.linalg.inv(low) if low.size else low
+        s = _mT(linv) @ phi @ linv
+        return (0.5 * (s + _mT(s)),)
+
+
+@differentiable(
+    lambda out, A, upper=False: LinalgCholeskyExBackward0(A, out, upper), "linalg_cholesky"
+)
+def _cholesky(A: Tensor, upper: bool = False) -> Tensor:
     arr = A._np()
     src = _mT(arr) if upper else arr
     try:
@@ -755,7 +810,15 @@ def cholesky(A, *, upper=False, out=None) -> Tensor:
             "because the input is not positive-definite (the leading minor of order "
             f"{order} is not positive-definite)."
         ) from None
-    return _out("linalg_cholesky", out, _new(_mT(low) if upper else low, A.dtype), (A,))
+    return _new(_mT(low) if upper else low, A.dtype)
+
+
+def cholesky(A, *, upper=False, out=None) -> Tensor:
+    """The lower Cholesky factor ``L`` with ``A = L L^T`` (``upper=True``: ``U = L^T``, read
+    from the upper triangle); ``LinAlgError`` if a matrix is not positive-definite."""
+    A = _tensor("cholesky", A)
+    _check_matrix("cholesky", A)
+    return _out("linalg_cholesky", out, _cholesky(A, builtins.bool(upper)), (A,))
 
 
 def _cholesky_info(m: np.ndarray) -> int:
@@ -826,7 +889,9 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None) -> Tensor:
         with np.errstate(all="ignore"):
             inv_s = np.where(s > tol, 1 / s, 0).astype(arr.dtype)
         values = (_mT(vh) * inv_s[..., None, :]) @ _mT(u)
-    return _out("linalg_pinv", out, _new(values, A.dtype), (A,))
+    check_out_grad("linalg_pinv", (A,)) if out is not None else None
+    result = _record_not_implemented(_new(values, A.dtype), "LinalgPinvBackward0", A)
+    return _out("linalg_pinv", out, result, (A,))
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None) -> Tensor:
@@ -914,7 +979,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
         residuals = _new(resid[..., 0] if vector else resid, A.dtype)
     else:
         residuals = _new(np.zeros((0,), a.dtype), A.dtype)
-    return _Lstsq(_new(sol, A.dtype), residuals, rank_t, sv)
+    solution = _record_not_implemented(_new(sol, A.dtype), "LinalgLstsqBackward0", A, B)
+    return _Lstsq(solution, residuals, rank_t, sv)
 
 
 def _empty() -> Tensor:

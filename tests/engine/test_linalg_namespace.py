@@ -422,6 +422,8 @@ GRAD_CASES = {
     "svdvals": lambda L, x: L.svdvals(x),
     "eigvalsh": lambda L, x: L.eigvalsh(x + x.mT),
     "matrix_power": lambda L, x: L.matrix_power(x, -3),
+    "cholesky": lambda L, x: L.cholesky(x @ x.mT),
+    "cholesky_upper": lambda L, x: L.cholesky(x @ x.mT, upper=True),
     "vecdot": lambda L, x: L.vecdot(x, x.sin()),
     "cross": lambda L, x: L.cross(x, x.cos()),
 }
@@ -512,3 +514,25 @@ def test_lstsq_rank_has_the_batch_of_A():
         if driver == "gelsd":  # the minimum-norm solution (gelsy/gels: LAPACK's own choice)
             close(res.solution, tres.solution, "float32", scale=100)
     raises_same(lambda: tl.linalg.lstsq(A[0], B), lambda: torch.linalg.lstsq(tA[0], tB))
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda L, x: L.eigh(x)[0],
+        lambda L, x: L.svd(x)[0],
+        lambda L, x: L.qr(x)[0],
+        lambda L, x: L.pinv(x),
+        lambda L, x: L.lstsq(x, x).solution,
+    ],
+)
+def test_factorizations_keep_the_graph(f):
+    """torch differentiates these; tensorlab records the node (torch's name) and its backward
+    raises instead of silently cutting the graph."""
+    arr = well_conditioned(np.random.default_rng(4), (3, 3), "float64")
+    ours, theirs = pair(arr, requires_grad=True)
+    r_ours, r_theirs = f(tl.linalg, ours), f(torch.linalg, theirs)
+    assert r_ours.requires_grad and r_theirs.requires_grad
+    assert r_ours.grad_fn.name() == r_theirs.grad_fn.name()
+    with pytest.raises(RuntimeError, match="not implemented"):
+        r_ours.sum().backward()
