@@ -100,7 +100,13 @@ def _tensor(fname: str, x, name: str = "A", pos: int = 1) -> Tensor:
 
 
 def _check_matrix(
-    fname: str, A: Tensor, *, square: bool = True, low_precision=True, prefix="linalg."
+    fname: str,
+    A: Tensor,
+    *,
+    square: bool = True,
+    low_precision=True,
+    prefix="linalg.",
+    kernel: str | None = None,
 ) -> None:
     """torch's ``squareCheckInputs`` + ``checkFloatingOrComplex``."""
     if A.ndim < 2:
@@ -110,15 +116,20 @@ def _check_matrix(
             f"{prefix}{fname}: A must be batches of square matrices, but they are "
             f"{A._shape[-2]} by {A._shape[-1]} matrices"
         )
-    _check_float(fname, A, low_precision=low_precision, prefix=prefix)
+    _check_float(fname, A, low_precision=low_precision, prefix=prefix, kernel=kernel)
 
 
-def _check_float(fname: str, A: Tensor, *, low_precision: bool = True, prefix="linalg.") -> None:
+def _check_float(
+    fname: str, A: Tensor, *, low_precision: bool = True, prefix="linalg.", kernel=None
+) -> None:
+    """Floating input; float16 refused as torch does (its check, or its CPU kernel's)."""
     if not A.dtype.is_floating_point:
         raise RuntimeError(
             f"{prefix}{fname}: Expected a floating point or complex tensor as input. Got "
             f"{scalar_name(A.dtype)}"
         )
+    if kernel is not None and A.dtype is D.float16:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Half'")
     if low_precision and A.dtype is D.float16:
         raise RuntimeError(f"{prefix}{fname}: Low precision dtypes not supported. Got Half")
 
@@ -370,7 +381,7 @@ def _det(A: Tensor) -> Tensor:
 def det(A, *, out=None) -> Tensor:
     """The determinant of each square matrix of ``A``."""
     A = _tensor("det", A)
-    _check_matrix("det", A)
+    _check_matrix("det", A, kernel="lu_cpu")
     return _out("linalg_det", out, _det(A), (A,))
 
 
@@ -468,7 +479,7 @@ def solve(A, B, *, left=True, out=None) -> Tensor:
     vector (or a batch of vectors)."""
     A = _tensor("solve", A)
     B = _tensor("solve", B, "B", 2)
-    _check_matrix("solve", A)
+    _check_matrix("solve", A, kernel="lu_cpu")
     if A.dtype is not B.dtype:
         raise RuntimeError(
             f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
@@ -674,7 +685,7 @@ def _svd_input(A) -> Tensor:
     A = _tensor("svd", A)
     if A.ndim < 2:
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
-    _check_float("svd", A)
+    _check_float("svd", A, kernel="linalg_svd_cpu")
     return A
 
 
@@ -745,7 +756,7 @@ def qr(A, mode="reduced", *, out=None):
     A = _tensor("qr", A)
     if A.ndim < 2:
         raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
-    _check_float("qr", A)
+    _check_float("qr", A, kernel="geqrf_cpu")
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
@@ -817,7 +828,7 @@ def cholesky(A, *, upper=False, out=None) -> Tensor:
     """The lower Cholesky factor ``L`` with ``A = L L^T`` (``upper=True``: ``U = L^T``, read
     from the upper triangle); ``LinAlgError`` if a matrix is not positive-definite."""
     A = _tensor("cholesky", A)
-    _check_matrix("cholesky", A)
+    _check_matrix("cholesky", A, kernel="cholesky_cpu")
     return _out("linalg_cholesky", out, _cholesky(A, builtins.bool(upper)), (A,))
 
 

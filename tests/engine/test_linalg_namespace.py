@@ -313,10 +313,11 @@ def _cases():
         np.ones(3),
     )
     batch_singular = np.stack([np.eye(2), np.array(SINGULAR)])
+    half = np.ones((2, 2), np.float16)
     not_pd = np.stack([np.eye(2), -np.eye(2)])
     cases = []
     for name in "inv det slogdet cholesky eigh eigvalsh svd svdvals qr pinv matrix_rank".split():
-        for arr in (np.array(SINGULAR), rect, ints, vec, batch_singular, not_pd):
+        for arr in (np.array(SINGULAR), rect, ints, vec, batch_singular, not_pd, half):
             cases.append((name, (arr,), {}))
     cases += [
         ("solve", (np.array(SINGULAR), np.ones(2)), {}),
@@ -325,6 +326,7 @@ def _cases():
         ("solve", (sq, np.ones(3)), {}),
         ("solve", (batch_singular, np.ones((2, 2))), {}),
         ("solve", (sq, np.ones(2, np.float32)), {}),
+        ("solve", (half, half), {}),
         ("matrix_power", (np.array(SINGULAR), -1), {}),
         ("matrix_power", (rect, 2), {}),
         ("matrix_power", (ints, -1), {}),
