@@ -16,14 +16,25 @@ import math
 
 import numpy as np
 
-from . import _dtype as D
-from . import _layout as L
-from ._ops import linalg as _products
-from ._ops._elementwise import scalar_name
-from ._ops.reduce import _matrix_norm, _vector_norm, amax, amin
-from ._ops.shape_ops import _linalg_cross
-from ._tensor import Tensor, from_array
-from .autograd.graph import Node, check_out_grad, differentiable, sum_to
+from .. import _dtype as D
+from .. import _layout as L
+from .._ops import linalg as _products
+from .._ops._elementwise import scalar_name
+from .._ops.reduce import _matrix_norm, _vector_norm, amax, amin
+from .._ops.shape_ops import _linalg_cross
+from .._tensor import Tensor, from_array
+from ..autograd.graph import check_out_grad, differentiable
+from ._backward import (
+    LinalgCholeskyExBackward0,
+    LinalgDetBackward0,
+    LinalgEighBackward0,
+    LinalgInvExBackward0,
+    LinalgSlogdetBackward0,
+    LinalgSolveExBackward0,
+    LinalgSvdBackward0,
+    _mT,
+    _svd_np,
+)
 
 __all__ = [
     "LinAlgError",
@@ -154,10 +165,6 @@ def _out(fname: str, out, result, args=()):
             _products._into(o, r, _products._EXPECTED_OUT)
         return type(result)(*out)
     return _products._into(out, result, _products._EXPECTED_OUT)
-
-
-def _mT(a: np.ndarray) -> np.ndarray:
-    return np.swapaxes(a, -1, -2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -310,18 +317,6 @@ def _first_singular(A: Tensor, arr: np.ndarray) -> tuple[int, int]:
     return 0, arr.shape[-1]  # numpy's LAPACK saw a zero pivot that this LU did not
 
 
-class LinalgInvExBackward0(Node):
-    """d(A^-1) = -A^-1 dA A^-1: grad_A = -A^-T g A^-T."""
-
-    def __init__(self, A, out):
-        super().__init__(A)
-        self.out = self.save(out, output=True)
-
-    def backward(self, g):
-        inv_t = _mT(self.out.unpack())
-        return (-(inv_t @ g @ inv_t),)
-
-
 @differentiable(lambda out, A, **kw: LinalgInvExBackward0(A, out), "linalg_inv")
 def _inv(A: Tensor) -> Tensor:
     arr = A._np()
@@ -343,36 +338,6 @@ def inv(A, *, out=None) -> Tensor:
     return _out("linalg_inv", out, _inv(A), (A,))
 
 
-def _det_grad(a: np.ndarray, det: np.ndarray) -> np.ndarray:
-    """d det(A) / dA = adj(A)^T, for singular matrices too (through the SVD, as torch does)."""
-    out = np.empty_like(a)
-    flat_a = a.reshape(-1, *a.shape[-2:])
-    flat_d = np.asarray(det).reshape(-1)
-    flat_o = out.reshape(-1, *a.shape[-2:])
-    for i, (m, d) in enumerate(zip(flat_a, flat_d)):
-        if d != 0:
-            flat_o[i] = d * np.linalg.inv(m).T
-            continue
-        u, s, vh = np.linalg.svd(m)
-        n = s.shape[0]
-        prods = np.array([np.prod(np.delete(s, j)) for j in range(n)], dtype=a.dtype)
-        sign = np.linalg.det(u) * np.linalg.det(vh)
-        flat_o[i] = sign * (u * prods) @ vh
-    return out
-
-
-class LinalgDetBackward0(Node):
-    def __init__(self, A, out):
-        super().__init__(A)
-        self.A, self.out = self.save(A), self.save(out, output=True)
-
-    def backward(self, g):
-        a, det = self.A.unpack(), self.out.unpack()
-        if a.shape[-1] == 0:
-            return (np.zeros_like(a),)
-        return (np.asarray(g)[..., None, None] * _det_grad(a, det),)
-
-
 @differentiable(lambda out, A, **kw: LinalgDetBackward0(A, out), "linalg_det")
 def _det(A: Tensor) -> Tensor:
     return _new(np.linalg.det(A._np()), A.dtype)
@@ -383,19 +348,6 @@ def det(A, *, out=None) -> Tensor:
     A = _tensor("det", A)
     _check_matrix("det", A, kernel="lu_cpu")
     return _out("linalg_det", out, _det(A), (A,))
-
-
-class LinalgSlogdetBackward0(Node):
-    """d log|det A| / dA = A^-T."""
-
-    def __init__(self, A):
-        super().__init__(A)
-        self.A = self.save(A)
-
-    def backward(self, g):
-        a = self.A.unpack()
-        with np.errstate(all="ignore"):
-            return (np.asarray(g)[..., None, None] * _mT(np.linalg.inv(a)),)
 
 
 @differentiable(lambda out, A, **kw: LinalgSlogdetBackward0(A), "linalg_slogdet")
@@ -417,7 +369,7 @@ def logdet(input) -> Tensor:
     A = _tensor("logdet", input, "input")
     _check_matrix("logdet", A, prefix="")
     sign, logabsdet = slogdet(A)
-    from ._ops.comparison import where
+    from .._ops.comparison import where
 
     return where(sign == -1, math.nan, logabsdet)
 
@@ -425,30 +377,6 @@ def logdet(input) -> Tensor:
 def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
     """torch's ``linalg_solve_is_vector_rhs``."""
     return B.ndim == 1 or (A.ndim - 1 == B.ndim and B._shape == A._shape[:-1])
-
-
-class LinalgSolveExBackward0(Node):
-    """X = A^-1 B: grad_B = A^-T g, grad_A = -grad_B X^T (summed back over broadcasting)."""
-
-    def __init__(self, A, B, X, vector):
-        super().__init__(A, B)
-        self.A, self.X, self.vector = self.save(A), self.save(X, output=True), vector
-
-    def backward(self, g):
-        a, x = self.A.unpack(), self.X.unpack()
-        g = np.asarray(g)
-        if self.vector:
-            gb = np.linalg.solve(_mT(a), g[..., None])
-            ga = -gb @ x[..., None, :]
-            gb = gb[..., 0]
-        else:
-            gb = np.linalg.solve(_mT(a), g)
-            ga = -gb @ _mT(x)
-        (a_shape, _), (b_shape, _) = self._input_meta
-        return (
-            sum_to(ga, a_shape) if self.needs_grad(0) else None,
-            sum_to(gb, b_shape) if self.needs_grad(1) else None,
-        )
 
 
 def _make_solve(out, A, B):
@@ -592,7 +520,7 @@ def matrix_power(A, n, *, out=None) -> Tensor:
 
 def _not_differentiable(node: str):
     """A node that keeps the graph (torch can differentiate the op) but raises on backward."""
-    from .autograd.graph import NotImplementedNode
+    from ..autograd.graph import NotImplementedNode
 
     def make(out, A, *args, **kwargs):
         return NotImplementedNode(
@@ -604,8 +532,8 @@ def _not_differentiable(node: str):
 
 def _record_not_implemented(result: Tensor, node: str, *inputs) -> Tensor:
     """Give ``result`` a node that raises on backward when an input requires grad."""
-    from .autograd.grad_mode import STATE
-    from .autograd.graph import attach
+    from ..autograd.grad_mode import STATE
+    from ..autograd.graph import attach
 
     if STATE.enabled and any(isinstance(t, Tensor) and t.requires_grad for t in inputs):
         attach(result, _not_differentiable(node)(result, *inputs))
@@ -632,18 +560,6 @@ def _eigh_input(fname: str, A, UPLO) -> Tensor:
         )
     _check_uplo(UPLO)
     return A
-
-
-class LinalgEighBackward0(Node):
-    """Eigenvalues only (eigvalsh): grad_A = V diag(g) V^T."""
-
-    def __init__(self, A, V):
-        super().__init__(A)
-        self.V = V
-
-    def backward(self, g):
-        v = self.V
-        return ((v * np.asarray(g)[..., None, :]) @ _mT(v),)
 
 
 def _eigh_np(A: Tensor, UPLO: str):
@@ -697,35 +613,6 @@ def _check_driver(driver) -> None:
         )
 
 
-def _svd_np(arr: np.ndarray, full_matrices: bool, compute_uv: bool = True):
-    m, n = arr.shape[-2:]
-    if arr.size == 0:
-        k = min(m, n)
-        s = np.zeros((*arr.shape[:-2], k), arr.dtype)
-        if not compute_uv:
-            return s
-        eye_u = np.eye(m, m if full_matrices else k, dtype=arr.dtype)
-        eye_v = np.eye(n if full_matrices else k, n, dtype=arr.dtype)
-        return (
-            np.broadcast_to(eye_u, (*arr.shape[:-2], *eye_u.shape)),
-            s,
-            np.broadcast_to(eye_v, (*arr.shape[:-2], *eye_v.shape)),
-        )
-    return np.linalg.svd(arr, full_matrices=full_matrices, compute_uv=compute_uv)
-
-
-class LinalgSvdBackward0(Node):
-    """Singular values only (svdvals): grad_A = U diag(g) Vh."""
-
-    def __init__(self, A):
-        super().__init__(A)
-        self.A = self.save(A)
-
-    def backward(self, g):
-        u, _, vh = _svd_np(self.A.unpack(), False)
-        return ((u * np.asarray(g)[..., None, :]) @ vh,)
-
-
 @differentiable(lambda out, A, **kw: LinalgSvdBackward0(A), "linalg_svdvals")
 def _svdvals(A: Tensor) -> Tensor:
     return _new(_svd_np(A._np(), False, compute_uv=False), A.dtype)
@@ -777,27 +664,6 @@ def qr(A, mode="reduced", *, out=None):
     if mode != "r":
         _record_not_implemented(q_t, "LinalgQrBackward0", A)
     return _out("linalg_qr", out, _Qr(q_t, _new(r, A.dtype)), (A,))
-
-
-class LinalgCholeskyExBackward0(Node):
-    """A = L L^T: grad_A = sym(L^-T Phi(L^T g) L^-1), Phi the lower triangle with half its
-    diagonal (``upper=True``: L = U^T, g transposed)."""
-
-    def __init__(self, A, out, upper):
-        super().__init__(A)
-        self.out, self.upper = self.save(out, output=True), upper
-
-    def backward(self, g):
-        low, g = self.out.unpack(), np.asarray(g)
-        if self.upper:
-            low, g = _mT(low), _mT(g)
-        phi = np.tril(_mT(low) @ g)
-        n = phi.shape[-1]
-        phi[..., range(n), range(n)] *= 0.5
-        with np.errstate(all="ignore"):
-            linv = np.linalg.inv(low) if low.size else low
-        s = _mT(linv) @ phi @ linv
-        return (0.5 * (s + _mT(s)),)
 
 
 @differentiable(
