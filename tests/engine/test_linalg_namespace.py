@@ -538,3 +538,56 @@ def test_factorizations_keep_the_graph(f):
     assert r_ours.grad_fn.name() == r_theirs.grad_fn.name()
     with pytest.raises(RuntimeError, match="not implemented"):
         r_ours.sum().backward()
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    shapes=st.lists(st.integers(1, 5), min_size=3, max_size=6),
+    vec_first=st.booleans(),
+    vec_last=st.booleans(),
+    seed=st.integers(0, 99),
+)
+def test_multi_dot(shapes, vec_first, vec_last, seed):
+    rng = np.random.default_rng(seed)
+    arrs = [rng.standard_normal((shapes[i], shapes[i + 1])) for i in range(len(shapes) - 1)]
+    if vec_first:
+        arrs[0] = arrs[0][0]
+    if vec_last:
+        arrs[-1] = arrs[-1][:, 0]
+    ours = [tl.tensor(a, requires_grad=True) for a in arrs]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrs]
+    r_ours, r_theirs = tl.linalg.multi_dot(ours), torch.linalg.multi_dot(theirs)
+    close(r_ours, r_theirs)
+    r_ours.sum().backward()
+    r_theirs.sum().backward()
+    for o, t in zip(ours, theirs):
+        close(o.grad, t.grad)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("N", [None, 2, 5])
+def test_vander_and_diagonal(dtype, N):
+    arr = (np.arange(-3, 3).reshape(2, 3) * 0.7).astype(dtype)
+    ours, theirs = pair(arr)
+    o, t = tl.linalg.vander(ours, N=N), torch.linalg.vander(theirs, N=N)
+    assert o.dtype is getattr(tl, dtype)
+    np.testing.assert_array_equal(o.numpy(), t.numpy())
+    d_o, d_t = tl.linalg.diagonal(ours, offset=1), torch.linalg.diagonal(theirs, offset=1)
+    np.testing.assert_array_equal(d_o.numpy(), d_t.numpy())
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, lib: L.multi_dot([lib.ones(3)]),
+        lambda L, lib: L.multi_dot([lib.ones(3), lib.ones(2, 2)]),
+        lambda L, lib: L.multi_dot([lib.ones(2, 2, 2), lib.ones(2, 2)]),
+        lambda L, lib: L.multi_dot([lib.ones(2, 2), lib.ones(2, 2, dtype=lib.float64)]),
+        lambda L, lib: L.multi_dot([]),
+        lambda L, lib: L.vander(lib.ones(3), N=1),
+        lambda L, lib: L.vander(lib.ones(3, dtype=lib.bool)),
+        lambda L, lib: L.diagonal(lib.ones(3)),
+    ],
+)
+def test_more_errors(call):
+    raises_same(lambda: call(tl.linalg, tl), lambda: call(torch.linalg, torch))
