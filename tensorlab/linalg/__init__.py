@@ -245,7 +245,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if abs(o) == 2.0:
         perm = [d for d in range(A.ndim) if d not in (d0, d1)] + [d0, d1]
         A_ = A if dtype is None else A.to(D.to_dtype(dtype))
-        result = reduce(svdvals(A_.permute(perm)), -1)
+        sv = svdvals(A_.permute(perm))
+        # an empty matrix: torch gives 0 for ord=2 (amin refuses the empty dim for -2)
+        result = sv.sum(-1) if sv._shape[-1] == 0 and o > 0 else reduce(sv, -1)
         if keepdim:
             back = [perm.index(d) for d in range(A.ndim)]
             result = result.unsqueeze(-1).unsqueeze(-1).permute(back)
@@ -263,10 +265,10 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None) -> Tensor:
+def norm(input, ord=None, dim=None, keepdim=False, *, out=None, dtype=None) -> Tensor:
     """A vector norm (``ord=None`` or a vector ``dim``) or a matrix norm (a 2-D input with
     ``ord``, or a 2-tuple ``dim``), dispatched as ``torch.linalg.norm``."""
-    A = _tensor("norm", A, "input")
+    A = _tensor("norm", input, "input")
     dims = _dims(dim)
     if dims is not None:
         if len(dims) not in (1, 2):
