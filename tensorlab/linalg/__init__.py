@@ -39,6 +39,7 @@ from ._backward import (
 __all__ = [
     "LinAlgError",
     "cholesky",
+    "cond",
     "cross",
     "diagonal",
     "multi_dot",
@@ -964,3 +965,52 @@ def multi_dot(tensors, *, out=None) -> Tensor:
     elif last.ndim == 1:
         result = result.squeeze(-1)
     return _out("linalg_multi_dot", out, result, tuple(tensors))
+
+
+def cond(A, p=None, *, out=None) -> Tensor:
+    """The condition number of ``A`` in the norm ``p``: the ratio of extreme singular values
+    (``None``, 2, -2), ``sum(s) * sum(1/s)`` for ``'nuc'``, else ``norm(A) * norm(inv(A))``
+    (inf for a singular matrix)."""
+    A = _tensor("cond", A)
+    valid = (None, "fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf)
+    if not (p is None or isinstance(p, str) or isinstance(p, (builtins.int, builtins.float))) or (
+        p not in valid
+    ):
+        shown = _num(builtins.float(p)) if isinstance(p, (builtins.int, builtins.float)) else p
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {shown}")
+    shown = p if isinstance(p, str) else (None if p is None else _num(builtins.float(p)))
+    if p is None or isinstance(p, (builtins.int, builtins.float)) and abs(p) == 2:
+        if A.ndim < 2:
+            raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    elif isinstance(p, str):
+        _check_matrix(f"cond(ord={shown})", A, low_precision=False)
+    else:
+        if A.ndim < 2:
+            raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+        if A._shape[-1] != A._shape[-2]:
+            raise RuntimeError(
+                f"linalg.cond(ord={shown}): A must be batches of square matrices, but they are "
+                f"{A._shape[-2]} by {A._shape[-1]} matrices"
+            )
+    if A.numel() == 0:
+        if not A.dtype.is_floating_point:
+            _check_float("svd", A)
+        return _out("linalg_cond", out, _new(np.zeros(A._shape[:-2]), A.dtype), (A,))
+    if p is None or p in (2, -2, "nuc"):
+        s = svdvals(A)
+        if p == "nuc":
+            result = s.sum(-1) * s.reciprocal().sum(-1)
+        else:
+            s_max, s_min = s.narrow(-1, 0, 1), s.narrow(-1, s._shape[-1] - 1, 1)
+            result = (s_min / s_max if p == -2 else s_max / s_min).squeeze(-1)
+        return _out("linalg_cond", out, result, (A,))
+    try:
+        inverse = inv(A)
+    except LinAlgError:  # torch's inv_ex: a singular matrix's inverse is filled with inf
+        arr = A._np().reshape(-1, *A._shape[-2:])
+        filled = np.empty_like(arr)
+        for i, m in enumerate(arr):
+            filled[i] = np.full_like(m, np.inf) if _lu_info(m) else np.linalg.inv(m)
+        inverse = _new(filled.reshape(A._shape), A.dtype)
+    result = matrix_norm(A, p) * matrix_norm(inverse, p)
+    return _out("linalg_cond", out, result, (A,))

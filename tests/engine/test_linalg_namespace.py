@@ -594,3 +594,43 @@ def test_vander_and_diagonal(dtype, N):
 )
 def test_more_errors(call):
     raises_same(lambda: call(tl.linalg, tl), lambda: call(torch.linalg, torch))
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, "fro", "nuc", 1, -1, math.inf, -math.inf])
+@pytest.mark.parametrize("kind", ["random", "singular", "empty"])
+def test_cond(p, kind):
+    if kind == "random":
+        arr = np.random.default_rng(2).standard_normal((2, 3, 3))
+    elif kind == "singular":
+        arr = np.array([[[1.0, 2.0], [2.0, 4.0]], [[1.0, 0.0], [0.0, 3.0]]])
+    else:
+        arr = np.zeros((2, 0, 0))
+    ours, theirs = pair(arr)
+    o, t = tl.linalg.cond(ours, p), torch.linalg.cond(theirs, p)
+    if kind == "singular" and p not in ("fro", 1, -1, math.inf, -math.inf):
+        # the smallest singular value of an exactly singular matrix is LAPACK's rounding
+        assert o.shape == tuple(t.shape)
+        close(o[1], t[1], scale=100)
+        return
+    close(o, t, scale=100)
+
+
+@pytest.mark.parametrize(
+    "arr, p",
+    [
+        (np.ones((2, 3)), 1),
+        (np.ones((2, 3)), math.inf),
+        (np.ones((2, 3)), "fro"),
+        (np.ones(3), 2),
+        (np.ones(3), 1),
+        (np.ones(3), "fro"),
+        (np.ones((2, 2)), 3),
+        (np.ones((2, 2)), "abc"),
+        (np.ones((2, 2), np.int64), None),
+        (np.ones((2, 2), np.int64), 1),
+    ],
+)
+def test_cond_errors(arr, p):
+    raises_same(
+        lambda: tl.linalg.cond(tl.tensor(arr), p), lambda: torch.linalg.cond(torch.tensor(arr), p)
+    )
