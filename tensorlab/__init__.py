@@ -211,6 +211,7 @@ _LAZY = {
     "accelerator": ("tensorlab.accelerator", None),
     "backends": ("tensorlab.backends", None),
     "utils": ("tensorlab.utils", None),
+    "profiler": ("tensorlab.profiler", None),
     "explain_view": ("tensorlab.explain", "explain_view"),
     "explain_conv": ("tensorlab._explain_conv", "explain_conv"),
     "explain_conv_matmul": ("tensorlab._explain_conv", "explain_conv_matmul"),
