@@ -67,7 +67,7 @@ for epoch in range(4):
         output = rnn(lineToTensor(name))
         loss = criterion(output, torch.tensor([label]))
         loss.backward()
-        nn.utils.clip_grad_norm_(rnn.parameters(), 3) if hasattr(nn, "utils") and hasattr(nn.utils, "clip_grad_norm_") else None
+        nn.utils.clip_grad_norm_(rnn.parameters(), 3)
         optimizer.step()
         total += loss.item()
     history.append(round(total / len(data), 4))
