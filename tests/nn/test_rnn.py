@@ -174,6 +174,26 @@ def test_dropout_between_layers_only_in_training(torch, kind):
     np.testing.assert_allclose(one(tl.from_numpy(x))[0].detach().numpy(), evaluated, rtol=1e-6)
 
 
+def _generator_is_torchs(torch) -> bool:
+    tl.manual_seed(7)
+    torch.manual_seed(7)
+    return bool(np.array_equal(tl.rand(5).numpy(), torch.rand(5).numpy()))
+
+
+@pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])
+def test_training_dropout_draws_as_torch(torch, kind):
+    """With tensorlab's generator bit-equal to torch's, training-mode dropout between layers
+    zeroes the same elements as torch's (one draw per layer output, after each layer)."""
+    if not _generator_is_torchs(torch):
+        pytest.skip("tensorlab's generator does not reproduce torch's stream on this branch")
+    ours, theirs = _pair(torch, kind, 3, 4, num_layers=3, dropout=0.4, bidirectional=True)
+    x = np.random.default_rng(4).standard_normal((5, 2, 3)).astype(np.float32)
+    tl.manual_seed(11)
+    torch.manual_seed(11)
+    for a, b in zip(_flat(ours(tl.from_numpy(x))), _flat(theirs(torch.from_numpy(x)))):
+        _close(a, b)
+
+
 def test_grad_fn_names_match_torch(torch):
     # the last node of each output as torch names it (LSTM's oneDNN node aside)
     for kind, kw in [("RNN", {}), ("GRU", {"bidirectional": True}), ("RNN", {"batch_first": True})]:
@@ -416,9 +436,7 @@ def test_init_bounds_and_draw_order(kind, args, kwargs, monkeypatch):
 def test_init_values_follow_the_generator(torch):
     """With tensorlab's generator bit-equal to torch's (the same seed gives the same ``rand``),
     a freshly built layer has torch's very weights."""
-    tl.manual_seed(7)
-    torch.manual_seed(7)
-    if not np.array_equal(tl.rand(5).numpy(), torch.rand(5).numpy()):
+    if not _generator_is_torchs(torch):
         pytest.skip("tensorlab's generator does not reproduce torch's stream on this branch")
     for kind, args, kwargs in LAYOUTS:
         tl.manual_seed(3)
