@@ -211,7 +211,6 @@ _LAZY = {
     "accelerator": ("tensorlab.accelerator", None),
     "backends": ("tensorlab.backends", None),
     "utils": ("tensorlab.utils", None),
-    "profiler": ("tensorlab.profiler", None),
     "explain_view": ("tensorlab.explain", "explain_view"),
     "explain_conv": ("tensorlab._explain_conv", "explain_conv"),
     "explain_conv_matmul": ("tensorlab._explain_conv", "explain_conv_matmul"),
@@ -227,6 +226,7 @@ _LAZY = {
     "serialization": ("tensorlab.serialization", None),
     "softmax": ("tensorlab.nn._functional.activation", "torch_softmax"),
     "log_softmax": ("tensorlab.nn._functional.activation", "torch_log_softmax"),
+    "profiler": ("tensorlab.profiler", None),
 }
 
 
