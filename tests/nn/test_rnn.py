@@ -528,3 +528,62 @@ def test_char_rnn_training_steps_match_torch(torch, kind, clip):
         losses[lib.__name__] = got
     np.testing.assert_allclose(losses["tensorlab"], losses["torch"], rtol=1e-4)
     assert losses["torch"][-1] < losses["torch"][0]
+
+
+# ---------------------------------------------------------------------------- the ATen-level kernels
+@pytest.mark.parametrize("name", ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell"])
+@pytest.mark.parametrize("bias", [True, False])
+def test_cell_kernels_match_torch_functions(torch, name, bias):
+    """``torch.lstm_cell`` & co. (what the cells call) and ours, on the same arrays."""
+    from tensorlab.nn._functional import rnn as K
+
+    chunks = {"lstm_cell": 4, "gru_cell": 3}.get(name, 1)
+    rng = np.random.default_rng(9)
+    arrays = [
+        rng.standard_normal(s).astype(np.float32)
+        for s in [
+            (3, 5),
+            (3, 4),
+            (3, 4),
+            (4 * chunks, 5),
+            (4 * chunks, 4),
+            (4 * chunks,),
+            (4 * chunks,),
+        ]
+    ]
+    x, h, c, w_ih, w_hh, b_ih, b_hh = arrays
+    if not bias:
+        b_ih = b_hh = None
+
+    def args(lib):
+        t = lambda a: None if a is None else lib.from_numpy(a.copy())  # noqa: E731
+        hx = (t(h), t(c)) if name == "lstm_cell" else t(h)
+        return t(x), hx, t(w_ih), t(w_hh), t(b_ih), t(b_hh)
+
+    ours = _flat(getattr(K, name)(*args(tl)))
+    theirs = _flat(getattr(torch, name)(*args(torch)))
+    for a, b in zip(ours, theirs, strict=True):
+        _close(a, b)
+
+
+@pytest.mark.parametrize("name", ["rnn_tanh", "rnn_relu", "lstm", "gru"])
+def test_layer_kernels_match_torch_functions(torch, name):
+    """``torch.lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+    batch_first)`` & co. on a module's flat weights."""
+    from tensorlab.nn._functional import rnn as K
+
+    kind = {"lstm": "LSTM", "gru": "GRU"}.get(name, "RNN")
+    ours, theirs = _pair(torch, kind, 3, 4, num_layers=2, bidirectional=True, batch_first=True)
+    x = np.random.default_rng(8).standard_normal((2, 5, 3)).astype(np.float32)
+    h = np.random.default_rng(9).standard_normal((4, 2, 4)).astype(np.float32)
+
+    def call(lib, mod, fn):
+        hx = lib.from_numpy(h.copy())
+        hx = (hx, hx * 0.5) if name == "lstm" else hx
+        flat = [getattr(mod, n) for n in mod._flat_weights_names]
+        return _flat(fn(lib.from_numpy(x.copy()), hx, flat, True, 2, 0.0, False, True, True))
+
+    for a, b in zip(
+        call(tl, ours, getattr(K, name)), call(torch, theirs, getattr(torch, name)), strict=True
+    ):
+        _close(a, b)
