@@ -12,6 +12,7 @@ import os
 import sys
 from typing import Any
 
+from .authoring import PublicCheck, judge_public
 from .encode import MISSING, roundtrip
 from .feedback import Feedback, smallest_failing_input
 from .judge import (
@@ -50,7 +51,16 @@ def evaluate(
 
     Function answers are called in this process on the question's public and random inputs.
     """
-    q = get(question) if isinstance(question, str) else question
+    q = lookup(question) if isinstance(question, str) else question
+    if isinstance(q, PublicCheck):  # an authored course's self-check: public inputs, as data
+        if answer is _NOTHING:
+            answer = MISSING
+        if q.kind == "function" and callable(answer) and not isinstance(answer, type):
+            broken = rule_violation(q, names_used(answer)) if q.forbidden else None
+            if broken:
+                return rule_verdict(q, broken)
+            return judge_public(q, collect_function_results(answer, q, seed))
+        return judge_public(q, roundtrip(answer) if answer is not MISSING else answer)
     if answer is _NOTHING:
         return judge_value(q, MISSING) if q.kind == "value" else judge_function(q, MISSING, seed)
     if q.kind == "function":
@@ -61,6 +71,20 @@ def evaluate(
             return judge_function(q, collect_function_results(answer, q, seed), seed)
         return judge_function(q, roundtrip(answer), seed)
     return judge_value(q, roundtrip(answer))
+
+
+def lookup(qid: str) -> Question:
+    """A question by id: built-in or registered (an instructor's own notebook ran here), else
+    the public check of an authored course (``tensorlab-checks.json`` near this kernel)."""
+    try:
+        return get(qid)
+    except KeyError:
+        from .authoring import lookup_public
+
+        q = lookup_public(qid)
+        if q is None:
+            raise
+        return q
 
 
 def _in_notebook() -> bool:
@@ -102,7 +126,7 @@ def check(question: str, answer: Any = _NOTHING) -> None:
     """
     if os.environ.get("TENSORLAB_GRADING"):
         return None
-    q = get(question)
+    q = lookup(question)
     if answer is _NOTHING:
         answer = sys._getframe(1).f_globals.get(q.name, _NOTHING)
     verdict = evaluate(q, answer)

@@ -50,9 +50,11 @@ def package_dir() -> Path:
 
 
 def hidden_paths() -> list[Path]:
-    """Parts of the package the grading kernel must not read (references, the shipped course)."""
+    """Parts of the package the grading kernel must not read (references, the shipped course,
+    the worked example of authored questions)."""
     pkg = package_dir()
-    return [p for p in (pkg / "grading" / "questions", pkg / "_course") if p.is_dir()]
+    hidden = (pkg / "grading" / "questions", pkg / "_course", pkg / "examples")
+    return [p for p in hidden if p.is_dir()]
 
 
 def _under(path: Path, roots: list[Path]) -> bool:

@@ -221,6 +221,64 @@ def test_lab_settings_live_in_the_course_folder(tmp_path, monkeypatch, launched)
     assert json.loads(first.read_text())["data"] == {}
 
 
+def test_collapsed_outputs_hide_their_preview_in_this_course_only(tmp_path, monkeypatch, launched):
+    """A collapsed "Predict, then run" output shows no first line: the course's own custom.css
+    (written into the course folder, served with --LabApp.custom_css) hides the placeholder's
+    preview; the learner's own custom.css is kept after it."""
+    config = tmp_path / "jupyter-config"
+    (config / "custom").mkdir(parents=True)
+    (config / "custom" / "custom.css").write_text(".mine { color: red; }\n")
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(config))
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["start", "c", "--no-browser"]) == 0
+    ((cmd, _),) = launched
+    custom = (tmp_path / "c").resolve() / course.LAB_DIR / "custom"
+    assert "--LabApp.custom_css=True" in cmd
+    assert f"--ServerApp.tornado_settings=static_custom_path={custom}" in cmd
+    css = (custom / "custom.css").read_text()
+    assert css.startswith(course.COLLAPSED_OUTPUT_CSS)
+    rule = ".jp-OutputPlaceholder .jp-PlaceholderText {\n  display: none !important;\n}"
+    assert rule in css
+    assert css.rstrip().endswith(".mine { color: red; }")  # the learner's own rules still apply
+    assert (config / "custom" / "custom.css").read_text() == ".mine { color: red; }\n"  # untouched
+
+
+def test_jupyterlab_serves_the_course_css(tmp_path):
+    """The flags work on the real JupyterLab: /custom/custom.css is this course's file and the
+    lab page links it (the learner's Jupyter config folder is not involved)."""
+    dest = tmp_path / "course"
+    dest.mkdir()
+    port, token = _free_port(), "c55"
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg")}
+    env["JUPYTER_RUNTIME_DIR"] = str(tmp_path / "runtime")
+    extra = [f"--IdentityProvider.token={token}", "--ServerApp.ip=127.0.0.1"]
+    cmd = course.lab_command(dest, port=port, no_browser=True, extra=extra)
+    proc = subprocess.Popen(
+        cmd, cwd=dest, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        css = None
+        deadline = time.monotonic() + 90
+        while css is None and time.monotonic() < deadline and proc.poll() is None:
+            try:
+                url = f"http://127.0.0.1:{port}/custom/custom.css"
+                with urllib.request.urlopen(url, timeout=5) as r:
+                    css = r.read().decode()
+            except OSError:
+                time.sleep(0.5)
+        assert css is not None, "JupyterLab did not serve /custom/custom.css"
+        assert css.startswith(course.COLLAPSED_OUTPUT_CSS)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab?token={token}", timeout=10) as r:
+            assert "custom/custom.css" in r.read().decode()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=20)
+
+
 def test_cli_start_into_a_file_fails_cleanly(tmp_path, capsys, launched):
     (tmp_path / "x").write_text("")
     assert cli.main(["start", str(tmp_path / "x")]) == 1
