@@ -457,6 +457,40 @@ def _decode_array(x: dict, kind: str) -> ArrayAnswer:
     )
 
 
+MAX_ANSWER_ELEMENTS = 8_000_000  # array elements in one answer (all cases of a function)
+MAX_ANSWER_NODES = 200_000  # JSON values in one answer
+
+
+def check_size(x: Any) -> None:
+    """Raise ``DecodeError`` unless the encoded answer ``x`` fits the grader's budget: at most
+    ``MAX_ANSWER_NODES`` JSON values and ``MAX_ANSWER_ELEMENTS`` array elements in all, nested at
+    most a few levels deeper than ``encode`` writes. Iterative: no depth can make it recurse."""
+    nodes = elements = 0
+    todo = [(x, 0)]
+    while todo:
+        v, depth = todo.pop()
+        nodes += 1
+        if nodes > MAX_ANSWER_NODES:
+            raise DecodeError(f"the answer has more than {MAX_ANSWER_NODES} values")
+        if depth > 2 * MAX_DEPTH + 8:
+            raise DecodeError("the answer is nested too deeply")
+        if isinstance(v, dict):
+            shape = v.get("shape")
+            if v.get("t") in ("ndarray", "tensor") and isinstance(shape, list):
+                if len(shape) > 32 or not all(isinstance(n, int) and n >= 0 for n in shape):
+                    raise DecodeError("malformed shape")
+                elements += _math.prod(shape)
+                if elements > MAX_ANSWER_ELEMENTS:
+                    raise DecodeError(
+                        f"the answer holds more than {MAX_ANSWER_ELEMENTS} array elements"
+                    )
+            todo.extend((w, depth + 1) for w in v.values() if isinstance(w, (dict, list)))
+        elif isinstance(v, list):
+            if len(v) > MAX_ANSWER_NODES:
+                raise DecodeError(f"the answer has more than {MAX_ANSWER_NODES} values")
+            todo.extend((w, depth + 1) for w in v if isinstance(w, (dict, list)))
+
+
 def _float_from(v) -> float:
     if isinstance(v, str):
         return {"nan": _math.nan, "inf": _math.inf, "-inf": -_math.inf}[v]

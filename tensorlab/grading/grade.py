@@ -438,7 +438,7 @@ def _answer_from(outputs: list, nonce: str, qid: str):
         if isinstance(msg, str):
             try:
                 msg = json.loads(msg)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
         if isinstance(msg, dict) and msg.get("nonce") == nonce and msg.get("qid") == qid:
             found = msg.get("answer")
@@ -446,29 +446,24 @@ def _answer_from(outputs: list, nonce: str, qid: str):
 
 
 def _judge(q, answer, seed: int):
-    from .encode import decode
-    from .judge import judge_function, judge_value
+    """The verdict on an answer as the kernel sent it (``judge.judge_encoded``: sized, decoded
+    and judged under one guard; it never raises for what the answer holds)."""
+    from .judge import judge_encoded
 
-    if q.kind == "function" and isinstance(answer, dict) and answer.get("t") == "results":
-        items = answer.get("items")
-        if not isinstance(items, list):
-            raise ValueError("malformed results")
-        return judge_function(q, [decode(x) for x in items], seed)
-    value = decode(answer)
-    return judge_value(q, value) if q.kind == "value" else judge_function(q, value, seed)
+    return judge_encoded(q, answer, seed)
 
 
-def _rule_verdict(q, cells: list[ExecCell]):
-    """The failed verdict of an answer that breaks its question's rules (``q.forbidden``), read
-    from the source the grader spliced in (the kernel is never asked), else None."""
-    from .judge import answer_names, rule_verdict, rule_violation
+def _rule_verdict(q, cells: list[ExecCell], verdict):
+    """``verdict``, or the failed verdict of an answer that breaks its question's rules
+    (``judge.rule_check``, the same check as the inline ``check``), read from the source the
+    grader spliced in (the kernel is never asked)."""
+    from .judge import guarded, rule_check, with_rules
 
     own = [c.source for c in cells if c.qid == q.id]
-    if not own:
-        return None
-    used = answer_names(q.name, own[-1], [c.source for c in cells])
-    broken = rule_violation(q, used)
-    return rule_verdict(q, broken) if broken else None
+    if not own or not q.forbidden:
+        return verdict
+    context = [c.source for c in cells]
+    return guarded(q.id, lambda: with_rules(q, verdict, rule_check(q, own[-1], context)))
 
 
 def _clip(text, n: int = 500) -> str:
@@ -659,15 +654,8 @@ def grade_notebook(job: Job, manifest: dict, settings: Settings) -> dict:
                 if override is not None:
                     results[qid] = _question_records({qid: info}, *override)[qid]
                     continue
-                try:
-                    verdict = _judge(q, answer, settings.seed)
-                except ValueError as e:
-                    results[qid] = _question_records(
-                        {qid: info}, "error", f"the kernel sent a malformed answer: {_clip(e, 200)}"
-                    )[qid]
-                    continue
-                if q.forbidden and verdict.passed:
-                    verdict = _rule_verdict(q, cells) or verdict
+                verdict = _judge(q, answer, settings.seed)
+                verdict = _rule_verdict(q, cells, verdict)
                 results[qid] = verdict.as_record(float(info["points"]))
         except _OutOfTime:
             reason = f"the notebook did not finish within {settings.timeout:g} s"

@@ -8,16 +8,29 @@ questions about views). Every function here is pure and works on *decoded* value
 
 from __future__ import annotations
 
+import contextlib
 import math
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .encode import MISSING, ArrayAnswer, Missing, Opaque, Raised, decode, encode
+from .encode import (
+    MISSING,
+    ArrayAnswer,
+    DecodeError,
+    Missing,
+    Opaque,
+    Raised,
+    check_size,
+    decode,
+    encode,
+)
 from .model import Expect, Misconception, Question, make_cases
 
 STAGES = ("attempted", "rules", "type", "dtype", "shape", "values", "layout")
+JUDGE_SECONDS = 20.0  # every judge step of one question (decode, references, comparisons)
 
 
 @dataclass(frozen=True)
@@ -67,6 +80,109 @@ class Verdict:
             "cases_passed": self.n_passed if self.n_cases else None,
             "cases": self.n_cases or None,
         }
+
+
+# ---------------------------------------------------------------------------- the guard
+class JudgeTimeout(BaseException):
+    """A judge step ran out of its time budget (a BaseException: no ``except Exception`` in a
+    question's own judge or detector swallows it)."""
+
+
+@contextlib.contextmanager
+def time_budget(seconds: float):
+    """Raise ``JudgeTimeout`` in this thread after ``seconds`` (SIGALRM in the main thread, an
+    asynchronous exception in any other: a Dask worker's thread)."""
+    if seconds is None or seconds <= 0:
+        yield
+        return
+    import signal
+
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+
+        def ring(signum, frame):
+            raise JudgeTimeout
+
+        previous = signal.signal(signal.SIGALRM, ring)
+        old = signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+            if old[0] > 0:  # someone else's timer: give it back what is left of it
+                signal.setitimer(signal.ITIMER_REAL, old[0], old[1])
+        return
+    import ctypes
+
+    ident = threading.get_ident()
+    done = threading.Event()
+
+    def ring_thread():
+        if not done.wait(seconds):
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                ctypes.c_ulong(ident), ctypes.py_object(JudgeTimeout)
+            )
+
+    timer = threading.Thread(target=ring_thread, daemon=True)
+    timer.start()
+    try:
+        yield
+    finally:
+        done.set()
+        timer.join()
+
+
+def _clip(text: Any, n: int = 300) -> str:
+    text = str(text)
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def guarded(qid: str, step, *args, seconds: float | None = None) -> Verdict:
+    """``step(*args)`` (which returns a Verdict) under one guard: whatever the submission's data
+    makes it raise (OverflowError, RecursionError, MemoryError, anything) is this question's
+    failure with a clear message, never an exception out of the grader; so is a step that
+    outlives its time budget (``JUDGE_SECONDS``). A malformed answer (``DecodeError``: the
+    kernel sent what ``encode`` never writes) is an error."""
+    seconds = JUDGE_SECONDS if seconds is None else seconds
+    try:
+        with time_budget(seconds):
+            return step(*args)
+    except JudgeTimeout:
+        return Verdict(
+            qid,
+            "failed",
+            "values",
+            f"your answer could not be judged within {seconds:g} s (judging stopped; e.g. an "
+            "empty or huge array where a small one is expected)",
+        )
+    except DecodeError as e:
+        return Verdict(qid, "error", None, f"the kernel sent a malformed answer: {_clip(e, 200)}")
+    except RecursionError:
+        return Verdict(qid, "failed", "values", "your answer is nested too deeply to be compared")
+    except OverflowError as e:
+        return Verdict(
+            qid,
+            "failed",
+            "values",
+            f"your answer holds a number too large to compare ({_clip(e, 200)})",
+        )
+    except MemoryError:
+        return Verdict(qid, "failed", "values", "your answer is too large to be compared")
+    except Exception as e:  # noqa: BLE001 - the submission's data must never break the grader
+        return Verdict(
+            qid,
+            "failed",
+            "values",
+            f"your answer could not be compared ({type(e).__name__}: {_clip(e, 200)})",
+        )
+
+
+def _safely(fn, *args, default=None):
+    """``fn(*args)``, or ``default`` when it raises (naming a misconception is best effort)."""
+    try:
+        return fn(*args)
+    except Exception:  # noqa: BLE001
+        return default
 
 
 # ---------------------------------------------------------------------------- descriptions
@@ -270,8 +386,9 @@ def _array_values(a: ArrayAnswer, e: ArrayAnswer, expect: Expect, path, reveal: 
         return None
     if np.issubdtype(y.dtype, np.floating) or np.issubdtype(y.dtype, np.complexfloating):
         xf, yf = x.astype(np.complex128), y.astype(np.complex128)
-        both_nan = np.isnan(xf) & np.isnan(yf)
-        close = np.isclose(xf, yf, rtol=expect.rtol, atol=expect.atol) | both_nan
+        close = np.isclose(xf, yf, rtol=expect.rtol, atol=expect.atol)
+        if expect.equal_nan:
+            close |= np.isnan(xf) & np.isnan(yf)
     else:
         close = x == y
     if bool(np.all(close)):
@@ -322,7 +439,7 @@ def _stage_values(a, e, expect: Expect, path=(), reveal: bool = True) -> str | N
                 return msg
         return None
     if isinstance(e, float) and not isinstance(e, bool):
-        if math.isnan(e) and isinstance(a, float) and math.isnan(a):
+        if expect.equal_nan and math.isnan(e) and isinstance(a, float) and math.isnan(a):
             return None
         if math.isclose(a, e, rel_tol=expect.rtol, abs_tol=expect.atol):
             return None
@@ -536,10 +653,27 @@ def judge_value(q: Question, actual: Any) -> Verdict:
         failure = compare(actual, expected, q.expect, reveal=False)
     if failure is None:
         return Verdict(q.id, "passed", actual=actual, expected=expected)
-    m = which_misconception(q, actual, expected)
+    m = _safely(which_misconception, q, actual, expected)
     return Verdict(
         q.id, "failed", failure.stage, failure.message, m, expected=expected, actual=actual
     )
+
+
+def judge_encoded(q: Question, answer: Any, seed: int) -> Verdict:
+    """Judge an answer as the kernel sent it (batch grading): sized, decoded and judged under
+    one guard (``guarded``), so nothing in it can raise out of the grader or stall it."""
+
+    def step() -> Verdict:
+        check_size(answer)
+        if q.kind == "function" and isinstance(answer, dict) and answer.get("t") == "results":
+            items = answer.get("items")
+            if not isinstance(items, list):
+                raise DecodeError("malformed results")
+            return judge_function(q, [decode(x) for x in items], seed)
+        value = decode(answer)
+        return judge_value(q, value) if q.kind == "value" else judge_function(q, value, seed)
+
+    return guarded(q.id, step)
 
 
 def _not_attempted_message(q: Question, actual: Any) -> str:
@@ -579,8 +713,8 @@ def judge_function(q: Question, results: list, seed: int) -> Verdict:
     if not failures:
         return Verdict(q.id, "passed", n_cases=len(cases), n_passed=n_passed)
     i, failure, expected, actual = failures[0]
-    m = _misconception_everywhere(q, cases, results) or which_misconception(
-        q, actual, expected, cases[i]
+    m = _safely(_misconception_everywhere, q, cases, results) or _safely(
+        which_misconception, q, actual, expected, cases[i]
     )
     stage, message = failure.stage, failure.message
     if stage == "attempted":
@@ -691,6 +825,9 @@ def _node_names(node) -> tuple[set[str], set[str]]:
             used.add(sub.value)  # getattr(x, "repeat_interleave")
         elif isinstance(sub, ast.arg):
             local.add(sub.arg)
+        elif isinstance(sub, ast.Call) and _code_magic(sub) is not None:
+            for text in _code_magic(sub):  # x = %time f(x)
+                used |= names_in_source(text)
         elif (
             isinstance(sub, ast.Call)
             and isinstance(sub.func, ast.Name)
@@ -708,13 +845,69 @@ def _node_names(node) -> tuple[set[str], set[str]]:
     return used, loaded - local
 
 
+def transform(source: str) -> str:
+    """``source`` as IPython runs it: magics, ``!shell`` lines and ``?help`` turned into Python
+    by IPython's own input transformer (unchanged when IPython is not installed)."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+    except ImportError:  # pragma: no cover - IPython comes with ipykernel and nbclient
+        return source
+    try:
+        return TransformerManager().transform_cell(source)
+    except Exception:  # noqa: BLE001 - what IPython cannot transform it cannot run either
+        return source
+
+
 def _parse(source: str):
+    """The AST of a cell as IPython would run it (``transform``, then parse), or None."""
     import ast
 
+    if not isinstance(source, str):
+        return None
     try:
-        return ast.parse(source)
+        tree = ast.parse(transform(source))
+        return _expand_code_magics(tree)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+
+
+def _code_magic(node) -> list[str] | None:
+    """The code strings of a ``%time``/``%%time``-like magic call (transformed), else None."""
+    import ast
+
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("run_line_magic", "run_cell_magic")
+        and isinstance(node.func.value, ast.Call)
+        and isinstance(node.func.value.func, ast.Name)
+        and node.func.value.func.id == "get_ipython"
+    ):
+        return None
+    args = [_const_str(a) for a in node.args]
+    if not args or args[0] not in _CODE_MAGICS or None in args:
+        return None
+    return [a for a in args[1:] if a]
+
+
+def _expand_code_magics(tree):
+    """Top-level ``%time x = f()`` / ``%%time`` cells replaced by the code they run (so what
+    that code binds is seen as the cell's own top-level bindings)."""
+    import ast
+
+    body = []
+    for stmt in tree.body:
+        code = _code_magic(stmt.value) if isinstance(stmt, ast.Expr) else None
+        if code is None:
+            body.append(stmt)
+            continue
+        for text in code:
+            try:
+                body.extend(_expand_code_magics(ast.parse(transform(text))).body)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                body.append(stmt)
+    tree.body = body
+    return tree
 
 
 def names_in_source(source: str) -> set[str]:
@@ -723,12 +916,32 @@ def names_in_source(source: str) -> set[str]:
     return set() if tree is None else _node_names(tree)[0]
 
 
+def _top_statements(tree) -> list:
+    """The statements that run at a cell's top level: its body and, inside it, the bodies of
+    ``if``/``try``/``with`` blocks (never a function, a class or a loop)."""
+    import ast
+
+    out = []
+    todo = list(reversed(tree.body))
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if isinstance(node, ast.If):
+            todo.extend(reversed(node.body + node.orelse))
+        elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            blocks = node.body + [s for h in node.handlers for s in h.body]
+            todo.extend(reversed(blocks + node.orelse + node.finalbody))
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            todo.extend(reversed(node.body))
+    return out
+
+
 def _top_level(tree) -> dict[str, list]:
     """What each module-level name of a cell is bound by: def, class, assignment or import."""
     import ast
 
     bound: dict[str, list] = {}
-    for node in tree.body:
+    for node in _top_statements(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound.setdefault(node.name, []).append(node)
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
@@ -743,6 +956,50 @@ def _top_level(tree) -> dict[str, list]:
     return bound
 
 
+def _stray_bindings(tree) -> set[str]:
+    """Module-level names a cell binds other than by what ``_top_level`` follows: a loop target,
+    ``with ... as``, ``except ... as``, ``:=``, ``del``, a ``global`` in a function."""
+    import ast
+
+    followed: set[int] = set()
+    for node in _top_statements(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                followed.update(id(sub) for sub in ast.walk(t) if isinstance(sub, ast.Name))
+    comps = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+    out: set[str] = set()
+    stack: list = [(tree, False, frozenset())]
+    while stack:
+        node, in_scope, declared = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            declared = frozenset(
+                n for sub in ast.walk(node) if isinstance(sub, ast.Global) for n in sub.names
+            )
+            in_scope = True
+        local: set[int] = set()
+        if isinstance(node, comps):
+            for gen in node.generators:
+                local.update(id(sub) for sub in ast.walk(gen.target))
+        if isinstance(node, ast.NamedExpr) and (not in_scope or node.target.id in declared):
+            out.add(node.target.id)
+        elif isinstance(node, ast.NamedExpr):
+            out.add(node.target.id)  # := in a comprehension binds the enclosing scope
+        elif (
+            isinstance(node, ast.Name)
+            and isinstance(node.ctx, (ast.Store, ast.Del))
+            and id(node) not in followed
+            and (not in_scope or node.id in declared)
+        ):
+            out.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name and not in_scope:
+            out.add(node.name)
+        for child in ast.iter_child_nodes(node):
+            if id(child) not in local:
+                stack.append((child, in_scope, declared))
+    return out
+
+
 def answer_names(name: str, source: str, context: list[str] | tuple[str, ...] = ()) -> set[str]:
     """The names the learner's ``name`` uses, from source code only (batch grading: the grader
     reads the answer cell it spliced in, it never asks the kernel).
@@ -755,9 +1012,14 @@ def answer_names(name: str, source: str, context: list[str] | tuple[str, ...] = 
     function), so a rule cannot be dodged by a helper or an alias; a test the learner wrote
     in the same cell (``assert interleave(x, 2).equal(x.repeat_interleave(2))``) is not counted.
     """
+    return _follow(name, source, context)[0]
+
+
+def _follow(name: str, source: str, context) -> tuple[set[str], set[str]]:
+    """(what ``answer_names`` returns, the global names followed on the way, ``name`` first)."""
     tree = _parse(source)
     if tree is None:
-        return set()
+        return set(), {name}
     bound: dict[str, list] = {}
     for text in (*context, source):
         other = _parse(text)
@@ -781,7 +1043,192 @@ def answer_names(name: str, source: str, context: list[str] | tuple[str, ...] = 
             u, free = _node_names(node)
             used |= u
             todo.extend(free)
-    return used
+    return used, seen
+
+
+# Modules a learner's cell may import when a question has rules: anything else (importlib,
+# operator.methodcaller, ctypes, a module the notebook wrote itself...) can run code the
+# grader cannot read, so the rules cannot be verified.
+RULE_IMPORTS = frozenset(
+    "numpy tensorlab math cmath random itertools functools collections typing dataclasses "
+    "fractions decimal statistics time timeit matplotlib scipy torch IPython ipywidgets "
+    "warnings copy pprint textwrap string re json enum abc contextlib __future__".split()
+)
+# Calls and attributes through which a name is looked up or bound at run time.
+_DYNAMIC_CALLS = frozenset(
+    "globals vars locals exec eval compile __import__ setattr delattr getattr "
+    "methodcaller attrgetter".split()
+)
+_DYNAMIC_ATTRS = frozenset(
+    "__dict__ __globals__ __code__ __closure__ __builtins__ __getattribute__ __setattr__ "
+    "__getattr__ __defaults__ __kwdefaults__ modules user_ns user_global_ns run_cell "
+    "run_code push ex ev f_globals f_locals f_back".split()
+)
+# IPython magics (after IPython's transformation: get_ipython().run_line_magic(...)): those
+# whose argument is code are read as code, harmless ones are allowed, any other is not.
+_CODE_MAGICS = frozenset({"time", "timeit", "prun", "capture"})
+_SAFE_MAGICS = frozenset(
+    "matplotlib pinfo pinfo2 psearch pdoc pdef psource who whos who_ls pwd precision "
+    "config autosave pprint".split()
+)
+_SAFE_IPYTHON_CALLS = frozenset({"system", "getoutput"})
+
+
+def _const_str(node) -> str | None:
+    import ast
+
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _magic_code(call) -> tuple[list[str], str | None]:
+    """(code strings run by an IPython magic call, why it cannot be verified) for a
+    ``get_ipython().run_line_magic/run_cell_magic/system/getoutput(...)`` call node."""
+    method = call.func.attr
+    if method in _SAFE_IPYTHON_CALLS:
+        return [], None
+    args = [_const_str(a) for a in call.args]
+    if method not in ("run_line_magic", "run_cell_magic") or not args or None in args:
+        return [], f"`get_ipython().{method}` is used"
+    magic = args[0]
+    if magic in _SAFE_MAGICS:
+        return [], None
+    if magic in _CODE_MAGICS:
+        return [a for a in args[1:] if a], None
+    return [], f"the magic `%{magic}` is used"
+
+
+def _module_names(trees: list) -> set[str]:
+    """Names bound to imported modules at the top level of the cells."""
+    import ast
+
+    names: set[str] = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    names.add(alias.asname or alias.name.split(".")[0])
+    return names
+
+
+def _unverifiable(name: str, sources: list[str]) -> str | None:
+    """Why the grader cannot follow what the cells bind at run time (None when it can): a name
+    bound or looked up at run time (``globals()``, ``exec`` of a built string, a string-built
+    ``getattr``, ``sys.modules``), a library attribute reassigned (``tensorlab.Tensor.view =
+    ...``), an import of a module that is not a known library, an IPython magic that runs code
+    the grader cannot read, a cell mentioning ``name`` that does not parse; the names
+    ``rule_check`` follows must also not be bound by a loop, ``with``, ``:=``, ``global``...
+    (``_stray_bindings``). Exec'd constant strings and ``%time`` code are read as cells."""
+    import ast
+
+    todo = list(sources)
+    trees = []
+    while todo:
+        text = todo.pop(0)
+        tree = _parse(text)
+        if tree is None:
+            if isinstance(text, str) and name in text:
+                return "a cell that mentions it cannot be parsed"
+            continue
+        trees.append(tree)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            if (
+                isinstance(f, ast.Attribute)
+                and isinstance(f.value, ast.Call)
+                and isinstance(f.value.func, ast.Name)
+                and f.value.func.id == "get_ipython"
+            ):
+                code, why = _magic_code(node)
+                if why:
+                    return why
+                todo.extend(code)
+            elif isinstance(f, ast.Name) and f.id in ("exec", "eval", "compile"):
+                text = _const_str(node.args[0]) if node.args else None
+                if text is None:
+                    return f"`{f.id}` runs code built at run time"
+                todo.append(text)
+    modules = _module_names(trees)
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                f = node.func
+                if isinstance(f, ast.Name) and f.id in ("exec", "eval", "compile"):
+                    continue
+                fname = f.id if isinstance(f, ast.Name) else getattr(f, "attr", None)
+                if fname == "getattr" and len(node.args) >= 2 and _const_str(node.args[1]):
+                    continue
+                if fname in _DYNAMIC_CALLS:
+                    return f"`{fname}` looks a name up at run time"
+            elif isinstance(node, ast.Name) and node.id in _DYNAMIC_CALLS | {"__builtins__"}:
+                if isinstance(node.ctx, ast.Load) and node.id not in ("exec", "eval", "compile"):
+                    if not _called_directly(node, tree):
+                        return f"`{node.id}` is passed around"
+            elif isinstance(node, ast.Attribute):
+                if node.attr in _DYNAMIC_ATTRS:
+                    return f"`{node.attr}` is used"
+                if isinstance(node.ctx, (ast.Store, ast.Del)):
+                    root = node.value
+                    while isinstance(root, ast.Attribute):
+                        root = root.value
+                    if isinstance(root, ast.Name) and root.id in modules:
+                        return f"an attribute of the module `{root.id}` is reassigned"
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                mods = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else [node.module or ""]
+                )
+                for m in mods:
+                    if isinstance(node, ast.ImportFrom) and node.level:
+                        return "a relative import is used"
+                    if m.split(".")[0] not in RULE_IMPORTS:
+                        return f"the module `{m}` is imported"
+    return None
+
+
+def _called_directly(name_node, tree) -> bool:
+    """Whether this Name node is the function of a call (``getattr(x, 'a')`` is read apart)."""
+    import ast
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.func is name_node:
+            return True
+    return False
+
+
+def rule_check(
+    q: Question, source: str, context: list[str] | tuple[str, ...] = (), name: str | None = None
+) -> str | None:
+    """The message for an answer that breaks ``q``'s rules, else None: THE rule check, used by
+    both batch grading and the inline ``check`` (same source, same verdict).
+
+    ``source``: the cell that defines the answer; ``context``: every cell that ran, in order
+    (it may include ``source``); ``name``: the answer's name (``q.name``). Cells are read as
+    IPython runs them (``transform``). An answer whose binding the grader cannot follow
+    (``_unverifiable``) breaks the rules too: they cannot be checked."""
+    if not q.forbidden:
+        return None
+    name = name or q.name
+    cells = [*context, source] if source not in context else list(context)
+    why = _unverifiable(name, cells)
+    if why is None:
+        _, followed = _follow(name, source, context)
+        stray: set[str] = set()
+        for text in cells:
+            tree = _parse(text)
+            if tree is not None:
+                stray |= _stray_bindings(tree)
+        bad = sorted(followed & stray, key=lambda n: (n != name, n))
+        if bad:
+            why = f"`{bad[0]}` is bound by a loop, `with`, `:=`, `del` or a `global` statement"
+    if why is not None:
+        return (
+            f"the grader cannot check this exercise's rules on your code: {why}. Define "
+            f"`{name}` with a plain `def` and call only what the exercise allows: {q.todo}"
+        )
+    return rule_violation(q, answer_names(name, source, context))
 
 
 def rule_violation(q: Question, used: set[str]) -> str | None:
@@ -792,6 +1239,14 @@ def rule_violation(q: Question, used: set[str]) -> str | None:
         return None
     listed = ", ".join(f"`{n}`" for n in bad)
     return f"your function uses {listed}, which this exercise rules out: {q.todo}"
+
+
+def with_rules(q: Question, verdict: Verdict, broken: str | None) -> Verdict:
+    """``verdict``, or the rules' failed verdict when the answer breaks ``q``'s rules
+    (``broken``: ``rule_check``'s message) and was judged at all (batch and inline alike)."""
+    if broken and verdict.status in ("passed", "failed"):
+        return rule_verdict(q, broken)
+    return verdict
 
 
 def rule_verdict(q: Question, message: str) -> Verdict:
@@ -815,11 +1270,16 @@ __all__ = [
     "collect_function_results",
     "compare",
     "copy_args",
+    "guarded",
+    "judge_encoded",
     "judge_function",
     "judge_value",
     "names_in_source",
     "names_used",
+    "rule_check",
+    "with_rules",
     "rule_verdict",
     "rule_violation",
+    "transform",
     "which_misconception",
 ]
