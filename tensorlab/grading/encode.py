@@ -60,6 +60,7 @@ MAX_ELEMENTS = 1_000_000  # per array
 MAX_ITEMS = 10_000  # per list / tuple / dict
 MAX_DEPTH = 12
 MAX_STR = 20_000
+MAX_INT_BITS = 4_096  # about 1,200 digits
 
 
 # ---------------------------------------------------------------------------- memory ranges
@@ -185,7 +186,10 @@ def encode(obj: Any, table: list | None = None, depth: int = 0) -> dict:
     if tp is bool or tp is _np.bool_:
         return {"t": "bool", "v": bool(obj is True or obj is _np.True_)}
     if tp is int or tp in _NP_INTS:
-        return {"t": "int", "v": _int_value(obj) if tp is int else int(obj)}
+        v = _int_value(obj) if tp is int else int(obj)
+        if v.bit_length() > MAX_INT_BITS:  # JSON (and Python's int parsing) would refuse it
+            return {"t": "toolarge", "type": "int"}
+        return {"t": "int", "v": v}
     if tp is float or tp in _NP_FLOATS:
         return {"t": "float", "v": _floatval(_float_value(obj) if tp is float else float(obj))}
     if tp is str:

@@ -55,7 +55,9 @@ from .assign import RELEASE_FILE, load_release, write_atomic
 STATUSES = ("passed", "failed", "not_attempted", "error", "timeout", "kernel_died", "missing")
 MAX_SUBMISSION_BYTES = 20 * 2**20
 MAX_RESTARTS = 3
-PRELUDE = "import tensorlab.grading._harness as _tl_harness\n_tl_harness.install()\ndel _tl_harness"
+PRELUDE = (  # .format(key=...): the harness signs every answer with this notebook's secret key
+    "import tensorlab.grading._harness as _tl_harness\n_tl_harness.install({key!r})\ndel _tl_harness"
+)
 
 
 @dataclass(frozen=True)
@@ -428,20 +430,36 @@ def _payload(q, seed: int) -> str:
     return json.dumps({"cases": cases})
 
 
-def _answer_from(outputs: list, nonce: str, qid: str):
-    from ._harness import MIME
+def _answer_from(outputs: list, nonce: str, qid: str, key: str):
+    """The answer the harness published for ``qid`` in this cell: only a body signed with the
+    notebook's ``key`` counts. None when there is none; ``{"t": "tampered"}`` when the only
+    answers there are unsigned or wrongly signed (a forged or altered answer)."""
+    import hmac
 
-    found = None
+    from ._harness import MIME, sign
+
+    found = forged = None
     for out in outputs:
         data = out.get("data", {}) if out.get("output_type") == "display_data" else {}
-        msg = data.get(MIME)
-        if isinstance(msg, str):
-            try:
-                msg = json.loads(msg)
-            except (ValueError, RecursionError):
-                continue
+        msg = data.get(MIME) if isinstance(data, dict) else None
+        if msg is None:
+            continue
+        body = msg.get("body") if isinstance(msg, dict) else None
+        sig = msg.get("sig") if isinstance(msg, dict) else None
+        if not (isinstance(body, str) and isinstance(sig, str)):
+            forged = True
+            continue
+        if not hmac.compare_digest(sign(key, body), sig):
+            forged = True
+            continue
+        try:
+            msg = json.loads(body)
+        except (ValueError, RecursionError):
+            continue
         if isinstance(msg, dict) and msg.get("nonce") == nonce and msg.get("qid") == qid:
             found = msg.get("answer")
+    if found is None and forged:
+        return {"t": "tampered", "what": "an answer the grading harness did not sign"}
     return found
 
 
@@ -482,6 +500,7 @@ class _Runner:
         self.poisoned: dict[int, str] = {}  # cell index -> "timeout" | "kernel_died"
         self.errors: dict[int, tuple[str, str]] = {}  # cell index -> (ename, evalue)
         self.restarts = 0
+        self.key = secrets.token_hex(32)  # the harness signs answers with it (see _harness)
 
     def budget(self) -> float:
         left = self.deadline - time.monotonic()
@@ -507,7 +526,7 @@ class _Runner:
             else:
                 self.kernel.start()
             self.restarts += 1
-            if self.run(PRELUDE).status != "ok":
+            if self.run(PRELUDE.format(key=self.key)).status != "ok":
                 raise _GiveUp
             if self._replay(upto):
                 return
@@ -642,7 +661,9 @@ def grade_notebook(job: Job, manifest: dict, settings: Settings) -> dict:
                     results[qid] = _question_records({qid: info}, status, reason)[qid]
                     runner.recover(r.status, len(cells))
                     continue
-                answer = _answer_from(r.outputs, nonce, qid) if r.status == "ok" else None
+                answer = (
+                    _answer_from(r.outputs, nonce, qid, runner.key) if r.status == "ok" else None
+                )
                 if answer is None:
                     reason = "no answer came back from the kernel"
                     if r.status == "error":

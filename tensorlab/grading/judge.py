@@ -664,6 +664,14 @@ def judge_encoded(q: Question, answer: Any, seed: int) -> Verdict:
     one guard (``guarded``), so nothing in it can raise out of the grader or stall it."""
 
     def step() -> Verdict:
+        if isinstance(answer, dict) and answer.get("t") == "tampered":
+            what = _clip(answer.get("what", "?"), 200)
+            return Verdict(
+                q.id,
+                "error",
+                None,
+                f"the notebook modified the grader's harness ({what}): no answer can be trusted",
+            )
         check_size(answer)
         if q.kind == "function" and isinstance(answer, dict) and answer.get("t") == "results":
             items = answer.get("items")
