@@ -702,10 +702,10 @@ _spare: dict = {}
 
 
 def _launched(limits: tuple):
-    from .kernel import Kernel
+    from .kernel import Kernel, WorkDir
 
     memory, cpu, sandbox = limits
-    workdir = tempfile.TemporaryDirectory(prefix="tensorlab-grade-")
+    workdir = WorkDir(prefix="tensorlab-grade-")  # removed without recursion, however deep
     kernel = Kernel(workdir.name, memory, sandbox=sandbox, cpu=cpu)
     try:
         kernel.launch()

@@ -15,7 +15,6 @@ import functools
 import json
 import math
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -184,6 +183,25 @@ def _client_class():
     return CappedClient
 
 
+class WorkDir:
+    """A temporary folder removed by ``sandbox.remove_tree`` (``TemporaryDirectory`` would
+    recurse into whatever depth the notebook made there)."""
+
+    def __init__(self, prefix: str = "tensorlab-grade-"):
+        self.name = tempfile.mkdtemp(prefix=prefix)
+
+    def cleanup(self) -> None:
+        from .sandbox import remove_tree
+
+        remove_tree(self.name)
+
+    def __enter__(self) -> str:
+        return self.name
+
+    def __exit__(self, *exc) -> None:
+        self.cleanup()
+
+
 class Kernel:
     """One kernel in ``workdir`` with at most ``memory`` bytes of address space (0: no cap).
 
@@ -259,6 +277,8 @@ class Kernel:
         from jupyter_client import AsyncKernelManager
 
         self.close_kernel()
+        if self._box is not None:
+            self._box.unlock()
         ipython_dir = self._private / "ipython"
         ipython_dir.mkdir(exist_ok=True)
         conn_dir = self._private if self._box is None else self._box.ipc_dir
@@ -316,6 +336,8 @@ class Kernel:
             raise
         self._connected = True
         self.restarts += 1
+        if self._box is not None:
+            self._box.lock()  # sockets bound: the kernel may not write in the IPC folder again
 
     def close_kernel(self) -> None:
         """Shut the kernel down now (kill it if it does not answer)."""
@@ -344,9 +366,14 @@ class Kernel:
                 context.destroy(linger=0)
 
     def close(self) -> None:
-        """Shut the kernel down and remove the private directory."""
+        """Shut the kernel down and remove the private directory (the IPC tmpfs unmounted, the
+        rest removed without recursion, however deep a notebook made it)."""
+        from .sandbox import remove_tree
+
         self.close_kernel()
-        shutil.rmtree(self._private, ignore_errors=True)
+        if self._box is not None:
+            self._box.cleanup()
+        remove_tree(self._private)
 
     def __enter__(self) -> Kernel:
         self.start()
