@@ -30,7 +30,7 @@ from .encode import (
 from .model import Expect, Misconception, Question, make_cases
 
 STAGES = ("attempted", "rules", "type", "dtype", "shape", "values", "layout")
-JUDGE_SECONDS = 20.0  # every judge step of one question (decode, references, comparisons)
+JUDGE_SECONDS = 10.0  # every judge step of one question (decode, references, comparisons)
 
 
 @dataclass(frozen=True)

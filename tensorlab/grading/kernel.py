@@ -122,6 +122,12 @@ def _clip_error(content: dict) -> dict:
     return out
 
 
+def _harness_mime() -> str:
+    from ._harness import MIME
+
+    return MIME
+
+
 def _client_class():
     """nbclient's NotebookClient whose every iopub message is sized and capped before it is
     stored: outputs per cell (``MAX_OUTPUTS``, ``MAX_OUTPUT_CHARS``) and per notebook

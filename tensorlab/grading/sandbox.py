@@ -349,6 +349,8 @@ def probe() -> str | None:
             )
         except (OSError, subprocess.TimeoutExpired) as e:
             return f"bubblewrap could not be run: {e}"
+        finally:
+            box.cleanup()
     if r.returncode != 0:
         detail = (r.stderr.strip().splitlines() or [f"exit status {r.returncode}"])[-1]
         return (
