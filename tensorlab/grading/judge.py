@@ -67,19 +67,11 @@ class Verdict:
     def passed(self) -> bool:
         return self.status == "passed"
 
-    def as_record(self, points: float) -> dict:
-        """The JSON-able summary stored in a grade file."""
-        return {
-            "status": self.status,
-            "points": points if self.passed else 0.0,
-            "max_points": points,
-            "stage": self.stage,
-            "message": self.message,
-            "misconception": self.misconception.key if self.misconception else None,
-            "misconception_message": self.misconception.message if self.misconception else None,
-            "cases_passed": self.n_passed if self.n_cases else None,
-            "cases": self.n_cases or None,
-        }
+    def as_record(self, points: float, partial: bool = False) -> dict:
+        """The JSON-able summary stored in a grade file (its layout: ``records``)."""
+        from .records import verdict_record
+
+        return verdict_record(self, points, partial)
 
 
 # ---------------------------------------------------------------------------- the guard
