@@ -47,11 +47,12 @@ def terminal(text: str) -> str:
 def csv_cell(text: str) -> str:
     """A text cell for ``gradebook.csv``: valid UTF-8, and a leading ``=``, ``+``, ``-``, ``@``,
     tab or carriage return neutralised with a ``'`` as spreadsheets expect (a number such as
-    ``-3`` is left alone: the score columns are numbers)."""
+    ``-3`` is left alone: the score columns are numbers); line breaks shown as ``\\r``/``\\n``."""
     text = display(text)
     if text.startswith(_FORMULA_START) and not re.fullmatch(r"[-+]?[0-9.]+(e[-+]?[0-9]+)?", text):
-        return "'" + text
-    return text
+        text = "'" + text
+    # a line break inside a name would split the row for readers that split lines first
+    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 __all__ = ["csv_cell", "display", "raw_bytes", "terminal"]

@@ -390,3 +390,117 @@ def test_outputs_are_capped_in_the_worker_before_they_are_stored():
         assert total > K.MAX_OUTPUT_CHARS  # seen and counted, not stored
         r = k.run("raise ValueError('v' * 10**6)", 30)
         assert r.ename == "ValueError" and len(r.evalue) <= K.MAX_ERROR_CHARS
+
+
+# ---------------------------------------------------------------------------- the files
+def _manifest():
+    from tensorlab.grading.assign import load_release
+
+    return load_release(EXERCISES)
+
+
+def test_only_released_names_are_read_once_and_the_rest_is_sized(tmp_path, monkeypatch):
+    """Copies and links to one big file: one read per student and notebook, the rest recorded
+    by name and size without being read."""
+    from tensorlab.grading import collect as C
+
+    alice = tmp_path / "alice"
+    alice.mkdir()
+    with open(alice / "big.ipynb", "wb") as f:
+        f.truncate(15 * 2**20)
+    (alice / STRIDES).symlink_to(alice / "big.ipynb")
+    for i in range(50):
+        (alice / f"copy{i}.ipynb").symlink_to(alice / "big.ipynb")
+        (alice / f"d{i}").mkdir()
+        (alice / f"d{i}" / STRIDES).symlink_to(alice / "big.ipynb")
+    reads = []
+    real = C.read_submission
+    monkeypatch.setattr(C, "read_submission", lambda p, r: reads.append(p) or real(p, r))
+    jobs = C.collect([str(tmp_path)], _manifest())
+    assert reads == [alice / STRIDES]
+    graded = [j for j in jobs if j.data is not None]
+    assert len(graded) == 1 and graded[0].path == str(alice / STRIDES)
+    unread = [j for j in jobs if j.data is None]
+    assert len(unread) == 101 and all("bytes" in j.problem for j in unread)
+    assert {j.status for j in unread} == {"unknown", "duplicate"}
+
+
+def test_check_and_grade_agree_on_a_copy_and_name_the_graded_file(tmp_path):
+    from grading_cli import run_cli
+
+    from tensorlab.grading.collect import collect
+
+    for student in ("ann", "bob"):
+        (tmp_path / student).mkdir()
+        (tmp_path / student / "04_strides-Copy1.ipynb").write_text("{}")
+    (tmp_path / "ann" / STRIDES).write_text("{}")
+    jobs = {j.path: j for j in collect([str(tmp_path)], _manifest())}
+    ann = jobs[str(tmp_path / "ann" / "04_strides-Copy1.ipynb")]
+    assert "copy of 04_strides.ipynb" in ann.problem
+    assert f"the graded file is {tmp_path / 'ann' / STRIDES}" in ann.problem
+    bob = jobs[str(tmp_path / "bob" / "04_strides-Copy1.ipynb")]
+    assert "rename it to 04_strides.ipynb" in bob.problem and bob.data is None
+    # check on the copy says the same: not graded, and which name is
+    r = run_cli("check", tmp_path / "bob" / "04_strides-Copy1.ipynb", "--release", EXERCISES)
+    assert r.returncode == 0, r.stderr
+    assert "copy of 04_strides.ipynb" in r.stdout and "rename it to 04_strides.ipynb" in r.stdout
+    (single,) = collect([str(tmp_path / "bob" / "04_strides-Copy1.ipynb")], _manifest())
+    assert single.problem.split(" (")[0] == bob.problem.split(" (")[0]
+
+
+def _grade_without_kernels(klass: Path, out: Path, progress=False):
+    from tensorlab.grading.grade import grade
+
+    return grade([str(klass)], out, EXERCISES, progress=progress, sandbox="none")
+
+
+FORMULAS = ['=HYPERLINK("evil.example","click")', "+1+2", "-2+3", "@SUM(A1)", "\tTAB", "\rCR"]
+
+
+def test_gradebook_cells_never_start_a_formula(tmp_path):
+    import csv
+
+    klass = tmp_path / "class"
+    for name in [*FORMULAS, "plain"]:
+        (klass / name).mkdir(parents=True)
+        (klass / name / STRIDES).write_text("{not json")
+    _grade_without_kernels(klass, tmp_path / "out")
+    rows = list(csv.reader((tmp_path / "out" / "gradebook.csv").open(encoding="utf-8", newline="")))
+    students = [r[0] for r in rows[1:]]
+    expected = ["'" + n.replace("\r", "\\r") for n in FORMULAS] + ["plain"]
+    assert sorted(students) == sorted(expected)
+    for row in rows[1:]:
+        assert not any(cell.startswith(("=", "+", "@", "\t", "\r")) for cell in row), row
+
+
+def test_names_reach_the_terminal_escaped(tmp_path, capsys):
+    from grading_cli import run_cli
+
+    klass = tmp_path / "class"
+    evil = "\x1b[2J\x1b]0;owned\x07\x1b[31mmallory\u202e"
+    (klass / evil).mkdir(parents=True)
+    (klass / evil / STRIDES).write_text("{not json")
+    _grade_without_kernels(klass, tmp_path / "out", progress=True)
+    err = capsys.readouterr().err
+    assert "mallory" in err and "\x1b" not in err and "\x07" not in err and "\u202e" not in err
+    assert "\\x1b[2J" in err
+    r = run_cli("check", klass / evil / STRIDES, "--release", EXERCISES, "--sandbox", "none")
+    assert "mallory" in r.stdout and "\x1b" not in r.stdout and "\u202e" not in r.stdout
+
+
+def test_undecodable_bytes_keep_students_apart(tmp_path):
+    import csv
+
+    klass = tmp_path / "class"
+    klass.mkdir()
+    names = [b"st\xff", b"st\xfe", b"st\\xff"]  # the last one is the text an escape would show
+    for raw in names:
+        os.makedirs(os.path.join(os.fsencode(klass), raw))
+        with open(os.path.join(os.fsencode(klass), raw, STRIDES.encode()), "w") as f:
+            f.write("{not json")
+    _grade_without_kernels(klass, tmp_path / "out")
+    docs = [json.loads(p.read_text()) for p in (tmp_path / "out").glob("*.json")]
+    assert len(docs) == 3
+    assert sorted(os.fsencode(d["student"]) for d in docs) == sorted(names)
+    rows = list(csv.reader((tmp_path / "out" / "gradebook.csv").open(encoding="utf-8", newline="")))
+    assert len(rows) == 4 and len({r[0] for r in rows[1:]}) == 3
