@@ -1018,18 +1018,20 @@ def answer_names(name: str, source: str, context: list[str] | tuple[str, ...] = 
 def _follow(name: str, source: str, context) -> tuple[set[str], set[str]]:
     """(what ``answer_names`` returns, the global names followed on the way, ``name`` first)."""
     tree = _parse(source)
-    if tree is None:
-        return set(), {name}
     bound: dict[str, list] = {}
     for text in (*context, source):
         other = _parse(text)
         if other is not None:
             for key, nodes in _top_level(other).items():
                 bound.setdefault(key, []).extend(nodes)
-    own = _top_level(tree).get(name)
+    own = _top_level(tree).get(name) if tree is not None else None
+    start = own or ([tree] if tree is not None else [])
+    # every other top-level binding of the answer's name in the cells is followed too (a later
+    # cell's `interleave = ...` replaces the answer cell's own)
+    start = start + [n for n in bound.get(name, ()) if not any(n is m for m in start)]
     used: set[str] = set()
     todo: list[str] = []
-    for node in own or [tree]:
+    for node in start:
         u, free = _node_names(node)
         used |= u
         todo.extend(free)
@@ -1052,7 +1054,8 @@ def _follow(name: str, source: str, context) -> tuple[set[str], set[str]]:
 RULE_IMPORTS = frozenset(
     "numpy tensorlab math cmath random itertools functools collections typing dataclasses "
     "fractions decimal statistics time timeit matplotlib scipy torch IPython ipywidgets "
-    "warnings copy pprint textwrap string re json enum abc contextlib __future__".split()
+    "warnings copy pprint textwrap string re json enum abc contextlib __future__ os sys pathlib "
+    "glob csv operator heapq bisect array".split()
 )
 # Calls and attributes through which a name is looked up or bound at run time.
 _DYNAMIC_CALLS = frozenset(
@@ -1125,9 +1128,7 @@ def _unverifiable(name: str, sources: list[str]) -> str | None:
     while todo:
         text = todo.pop(0)
         tree = _parse(text)
-        if tree is None:
-            if isinstance(text, str) and name in text:
-                return "a cell that mentions it cannot be parsed"
+        if tree is None:  # a cell IPython cannot parse never runs: it binds nothing
             continue
         trees.append(tree)
         for node in ast.walk(tree):
@@ -1196,6 +1197,25 @@ def _called_directly(name_node, tree) -> bool:
         if isinstance(node, ast.Call) and node.func is name_node:
             return True
     return False
+
+
+def latest_cells(history: list[str]) -> list[str]:
+    """An input history (IPython's ``In``) reduced to what still counts, in order: a cell is
+    dropped when every name it binds at the top level is bound again by a later cell (an answer
+    cell edited and run again replaces its earlier runs). For a notebook run once from top to
+    bottom, the cells themselves: the inline check then reads what batch grading reads."""
+    kept: list[str] = []
+    later: set[str] = set()
+    for text in reversed(history):
+        tree = _parse(text)
+        if tree is None:
+            continue
+        names = set(_top_level(tree))
+        if names and names <= later:
+            continue
+        later |= names
+        kept.append(text)
+    return kept[::-1]
 
 
 def rule_check(
@@ -1274,6 +1294,7 @@ __all__ = [
     "judge_encoded",
     "judge_function",
     "judge_value",
+    "latest_cells",
     "names_in_source",
     "names_used",
     "rule_check",

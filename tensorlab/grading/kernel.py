@@ -230,11 +230,13 @@ class Kernel:
         self.grading = grading
         self.cpu = int(cpu)
         self.startup_timeout = startup_timeout
-        self._private = Path(tempfile.mkdtemp(prefix="tensorlab-kernel-"))
+        # the owner's pid in the name: a sandbox left by a killed worker can be swept later
+        self._private = Path(tempfile.mkdtemp(prefix=f"tensorlab-kernel-{os.getpid()}-"))
         self._box = None
         if sandbox:
-            from .sandbox import Sandbox
+            from .sandbox import Sandbox, sweep
 
+            sweep(Path(tempfile.gettempdir()))
             self._box = Sandbox.create(self._private)
         self._client = None
         self._connected = False

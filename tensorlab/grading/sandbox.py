@@ -247,6 +247,37 @@ def _unmount(path: Path) -> None:
         _libc().umount2(os.fsencode(path), MNT_DETACH)
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. EPERM: it exists
+        return True
+    return True
+
+
+def sweep(tmp: Path) -> None:
+    """Unmount and remove the IPC folders of kernels whose grading process is gone (a worker
+    killed before it could clean up): ``<tmp>/tensorlab-kernel-<pid>-*/ipc`` mounts only."""
+    import re
+
+    if os.geteuid() != 0:
+        return
+    try:
+        with open("/proc/mounts", encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return
+    pattern = re.compile(re.escape(str(tmp)) + r"/(tensorlab-kernel-(\d+)-[^/]+)/ipc")
+    for line in lines:
+        fields = line.split()
+        m = pattern.fullmatch(fields[1]) if len(fields) > 1 else None
+        if m and not _alive(int(m[2])):
+            _unmount(Path(fields[1]))
+            remove_tree(tmp / m[1])
+
+
 def remove_tree(path: str | os.PathLike) -> None:
     """Remove ``path`` and everything under it without recursing in Python and with one open
     folder at a time, however deep a notebook made it (no RecursionError, no path too long,
