@@ -1072,7 +1072,8 @@ _DYNAMIC_ATTRS = frozenset(
 _CODE_MAGICS = frozenset({"time", "timeit", "prun", "capture"})
 _SAFE_MAGICS = frozenset(
     "matplotlib pinfo pinfo2 psearch pdoc pdef psource who whos who_ls pwd precision "
-    "config autosave pprint".split()
+    "config autosave pprint reset reset_selective xdel history hist lsmagic magic page pdb "
+    "debug tb xmode env cd ls pip conda".split()
 )
 _SAFE_IPYTHON_CALLS = frozenset({"system", "getoutput"})
 
