@@ -190,7 +190,12 @@ def collect(paths: list[str], manifest: dict) -> list[Job]:
             nb = p.name if p.name in notebooks else None
             student = p.resolve().parent.name or UNASSIGNED
             if nb is None:
-                problem = _unknown_name(p.name, notebooks)
+                problem = (
+                    _unknown_name(p.name, notebooks)
+                    if copy_of(p.name, notebooks)
+                    else "cannot tell which exercise this is (name the file like the released "
+                    "notebook, e.g. <student>/01_convolution.ipynb)"
+                )
                 jobs.append(Job(str(p), student, None, None, f"{problem} ({_size_of(p)})"))
                 continue
             data, problem = read_submission(p, None)
