@@ -528,3 +528,32 @@ def test_an_answer_cell_run_again_replaces_its_earlier_runs_inline():
     assert "repeat_interleave" in rule_check(q, OK, latest_cells(later))
     # a cell that did not parse never ran: it does not count
     assert rule_check(q, OK, [*TEMPLATE, "def interleave(x, r:\n", OK]) is None
+
+
+def test_inline_check_reports_hostile_data_as_feedback(capsys):
+    from tensorlab.grading import CheckFailed, check
+
+    for question, answer in (
+        ("xcorr.lecture_row", (2**1100, 0.0, 9.0, 6.0, 3.0, 0.0)),
+        ("views.interleave", lambda x, r: 2**1100),
+    ):
+        with pytest.raises(CheckFailed):
+            check(question, answer)
+    assert "Traceback" not in capsys.readouterr().out
+
+
+def test_the_time_budget_holds_in_a_worker_thread(monkeypatch):
+    """Dask workers judge in threads: the budget is an asynchronous exception there."""
+    import threading
+
+    import tensorlab.grading.judge as judge
+
+    monkeypatch.setattr(judge, "JUDGE_SECONDS", 1.0)
+    empty = encode((np.zeros((10**6, 0)), np.zeros((5, 0))))
+    out = []
+    t = threading.Thread(
+        target=lambda: out.append(judge_encoded(get("xcorr.experiment"), empty, 0))
+    )
+    t.start()
+    t.join(30)
+    assert out and out[0].status == "failed" and "within 1 s" in out[0].message
