@@ -99,7 +99,7 @@ def answer_sources(fn, qname: str) -> tuple[str, list[str], str] | None:
     shell = ipython.get_ipython() if ipython is not None else None
     history = getattr(shell, "user_ns", {}).get("In") if shell is not None else None
     if isinstance(history, list) and not os.path.isfile(filename):
-        from .judge import _parse, _top_level, latest_cells
+        from .rules import _parse, _top_level, latest_cells
 
         context = latest_cells([h for h in history if isinstance(h, str) and h.strip()])
 
