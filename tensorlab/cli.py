@@ -1,8 +1,16 @@
 """The ``tensorlab`` command: ``start``, ``assign``, ``grade``, ``check``.
 
-Exit status: 0 on success, 1 when the command itself fails (an unreadable release, an
-unwritable output directory, a grader error), 2 for usage errors. Broken submissions are
-recorded in the grade files and never change the exit status.
+Exit statuses, the same for every command (README, "Exit statuses"):
+
+====  ===========================================================================================
+0     done: the command did all it was asked (``check``: every question passed; ``grade``: every
+      submission recorded, broken ones included)
+1     it ran, and the answer is no: ``check`` found a question failed or not attempted, or the
+      command could not do its work (an unreadable release, an unwritable output folder, a
+      grader error, JupyterLab cannot start)
+2     usage: an unknown option, a missing or wrong path, a malformed input file
+130   interrupted (Ctrl-C); 143: terminated (SIGTERM). ``grade`` undoes its run first
+====  ===========================================================================================
 """
 
 from __future__ import annotations
@@ -11,7 +19,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from ._version import __version__
 from .course import DEFAULT_DIR as DEFAULT_COURSE_DIR
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
 
 def _positive_float(text: str) -> float:
@@ -197,11 +208,16 @@ def cmd_check(args) -> int:
         except (OSError, ValueError, KeyError) as e:
             print(f"tensorlab check: error: {e}", file=sys.stderr)
             return 1
+    passed = total = 0
+    whole = True  # every notebook ran to its end
     for rec in summary["records"]:  # what a notebook or a file name holds is escaped
         print(f"{terminal(rec['path'])}: {rec.get('score', 0):g}/{rec.get('max_score', 0):g}")
         if rec.get("reason"):
+            whole = False
             print(f"  {terminal(rec['reason'])}")
         for qid, q in rec.get("questions", {}).items():
+            total += 1
+            passed += q["status"] == "passed"
             mark = "✓" if q["status"] == "passed" else "✗"
             line = f"  {mark} {qid:<28} {q['status']}"
             if q["status"] != "passed" and q.get("message"):
@@ -209,7 +225,11 @@ def cmd_check(args) -> int:
             print(line)
             if q.get("misconception_message"):
                 print(f"      likely misconception: {q['misconception_message']}")
-    return 0
+    if whole and passed == total:
+        print(f"all {total} questions passed")
+        return EXIT_OK
+    print(f"{passed} of {total} questions passed" + ("" if whole else "; a notebook was lost"))
+    return EXIT_FAILED
 
 
 def _release_for_check(folder: Path, scratch: Path) -> str:
@@ -256,15 +276,21 @@ def _release_for_check(folder: Path, scratch: Path) -> str:
 
 # ---------------------------------------------------------------------------- start
 def cmd_start(args) -> int:
-    from .course import CourseError, lab_command, prepare_course, run_lab
+    from .course import CourseError, lab_command, lab_preflight, prepare_course, run_lab
 
     try:
         report = prepare_course(args.dir, update=args.update)
     except CourseError as e:
         print(f"tensorlab start: error: {e}", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     for line in report.lines():
         print(line)
+    problem = lab_preflight(
+        report.dest, port=args.port, no_browser=args.no_browser, extra=list(args.lab_args)
+    )
+    if problem:
+        print(f"tensorlab start: error: {problem}", file=sys.stderr)
+        return EXIT_FAILED
     cmd = lab_command(
         report.dest, port=args.port, no_browser=args.no_browser, extra=list(args.lab_args)
     )
@@ -298,6 +324,10 @@ ASSIGN_DESCRIPTION = (
     "Nothing is written unless every notebook is valid; the output is byte-for-byte "
     "reproducible."
 )
+EXIT_EPILOG = (
+    "Exit status: 0 done; 1 the command ran and the answer is no (check: a question failed or "
+    "was not attempted) or it could not do its work; 2 usage error; 130/143 interrupted."
+)
 START_DESCRIPTION = (
     "Copy the lessons and exercises into DIR (never overwriting a file you already have) and "
     "open JupyterLab there."
@@ -305,7 +335,8 @@ START_DESCRIPTION = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tensorlab", description=DESCRIPTION)
+    p = argparse.ArgumentParser(prog="tensorlab", description=DESCRIPTION, epilog=EXIT_EPILOG)
+    p.add_argument("--version", action="version", version=f"tensorlab {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     s = sub.add_parser(

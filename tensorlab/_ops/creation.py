@@ -467,8 +467,8 @@ def tensor(
             stacklevel=2,
         )
         out = data.detach().to(dtype or data.dtype, copy=True)
-    elif isinstance(data, np.ndarray):
-        src = from_numpy(data)
+    elif isinstance(data, np.ndarray) or _is_torch(data):
+        src = from_numpy(data) if isinstance(data, np.ndarray) else _from_torch(data)
         out = src.to(dtype or src.dtype, copy=True)
     else:
         out = _from_sequence(data, dtype)
@@ -485,9 +485,24 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     return Tensor(storage, ndarray.shape, strides, 0, dtype)
 
 
+def _is_torch(data) -> bool:
+    """A real ``torch.Tensor`` (torch is looked up, never imported)."""
+    from ..interop import is_torch_tensor
+
+    return is_torch_tensor(data)
+
+
+def _from_torch(data) -> Tensor:
+    from ..interop import from_torch
+
+    return from_torch(data.detach())
+
+
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like ``tensor`` but shares memory when it can (a numpy array or tensor of the right dtype)."""
     dtype = _check_dtype_arg("as_tensor", dtype)
+    if _is_torch(data):  # a real torch tensor: the tensorlab tensor on its memory
+        data = _from_torch(data)
     if isinstance(data, Tensor):
         out = data if dtype is None else data.to(dtype)
     elif isinstance(data, np.ndarray):
@@ -510,6 +525,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad: bool = Fa
     elif copy is False:  # alias or fail, as torch.asarray(copy=False)
         if isinstance(obj, np.ndarray):
             obj = from_numpy(obj)
+        elif _is_torch(obj):
+            obj = _from_torch(obj)
         if not isinstance(obj, Tensor):
             raise ValueError("can't alias arbitrary sequence into a tensor.")
         d = _check_dtype_arg("asarray", dtype)

@@ -455,6 +455,14 @@ def _amax_amin(fname: str, input, dim, keepdim: bool) -> Tensor:
     input = _check_tensor(fname, input)
     dims = _reduce_dims(fname, input, dim)
     all_dims = dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0)
+    if input.numel() == 0 and not all_dims:
+        # ATen's zero_numel_check_dims names the dim as the caller wrote it (amax(dim=-1) says
+        # -1), where max/min/argmax name the wrapped dim.
+        for written, d in zip((dim,) if _is_int(dim) else tuple(dim), dims):
+            if input._shape[d] == 0:
+                raise IndexError(
+                    f"{fname}(): Expected reduction dim {written} to have non-zero size."
+                )
     _empty_dim_error(fname, input, dims, full=all_dims)
     if input.numel() == 0:
         values = np.empty(_shape_after(input, dims, keepdim), input.dtype.np)

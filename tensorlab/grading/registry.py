@@ -17,6 +17,7 @@ _MODULES = (
     "strided_conv",
     "transposed_pooling",
     "tiny_cnn",
+    "why_convolution",
 )
 
 

@@ -451,7 +451,7 @@ def test_check_and_grade_agree_on_a_copy_and_name_the_graded_file(tmp_path):
     assert "rename it to 04_strides.ipynb" in bob.problem and bob.data is None
     # check on the copy says the same: not graded, and which name is
     r = run_cli("check", tmp_path / "bob" / "04_strides-Copy1.ipynb", "--release", EXERCISES)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 1, r.stderr  # nothing was graded: not a pass
     assert "copy of 04_strides.ipynb" in r.stdout and "rename it to 04_strides.ipynb" in r.stdout
     (single,) = collect([str(tmp_path / "bob" / "04_strides-Copy1.ipynb")], _manifest())
     assert single.problem.split(" (")[0] == bob.problem.split(" (")[0]

@@ -31,7 +31,14 @@ from .activation import (
     Softplus,
     Tanh,
 )
-from .batchnorm import BatchNorm1d, BatchNorm2d
+from .batchnorm import (
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+)
 from .container import ModuleDict, ModuleList
 from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
@@ -76,6 +83,10 @@ __all__ += [
     "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
+    "BatchNorm3d",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
     "CircularPad1d",
     "CircularPad2d",
     "ConstantPad1d",

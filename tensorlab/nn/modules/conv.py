@@ -10,7 +10,7 @@ from ... import _dtype as D
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
 from .module import Module
 from .utils import _ntuple, _pair, _reverse_repeat_tuple, _single
 
@@ -446,14 +446,13 @@ class ConvTranspose3d(_ConvTransposeNd):
 class _LazyConvXdMixin:
     """``in_channels`` is read from the first input (the d2l book's ``nn.LazyConv2d``).
 
-    Until then the layer has ``in_channels == 0`` and a weight with no elements; the first call
-    creates and initialises the parameters, and the layer becomes the plain class it stands for
-    (``cls_to_become``), as in PyTorch.
+    Until then the layer has ``in_channels == 0`` and ``UninitializedParameter`` weights (their
+    ``shape`` raises); the first call materialises and initialises them, and the layer becomes
+    the plain class it stands for (``cls_to_become``), as in PyTorch.
     """
 
     cls_to_become: type = Module
     _lazy_spatial = 2
-    _lazy_bias = True
 
     def reset_parameters(self) -> None:
         if self.in_channels != 0:
@@ -475,16 +474,13 @@ class _LazyConvXdMixin:
         self.in_channels = input.shape[1] if input.dim() == n + 2 else input.shape[0]
         if self.in_channels % self.groups != 0:
             raise ValueError("in_channels must be divisible by groups")
-        from ..._ops.creation import empty
-
-        dtype = self.weight.dtype
         if self.transposed:
             shape = (self.in_channels, self.out_channels // self.groups, *self.kernel_size)
         else:
             shape = (self.out_channels, self.in_channels // self.groups, *self.kernel_size)
-        self.weight = Parameter(empty(shape, dtype=dtype))
-        if self._lazy_bias:
-            self.bias = Parameter(empty(self.out_channels, dtype=dtype))
+        self.weight.materialize(shape)
+        if self.bias is not None:
+            self.bias.materialize((self.out_channels,))
         self.reset_parameters()
         self.__class__ = self.cls_to_become
 
@@ -520,7 +516,9 @@ def _lazy(name: str, base: type, spatial: int) -> type:
             dtype,
         )
         self.out_channels = out_channels
-        self._lazy_bias = bool(bias)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
 
     doc = (
         f"A :class:`{base.__name__}` whose ``in_channels`` is inferred from the first input: "
@@ -577,11 +575,9 @@ def _lazy_transpose(name: str, base: type, spatial: int) -> type:
             dtype,
         )
         self.out_channels = out_channels
-        self._lazy_bias = bool(bias)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
         if bias:
-            from ..._ops.creation import empty
-
-            self.bias = Parameter(empty(0, dtype=self.weight.dtype))
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
 
     doc = (
         f"A :class:`{base.__name__}` whose ``in_channels`` is inferred from the first input: "
