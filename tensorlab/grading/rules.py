@@ -103,6 +103,8 @@ def _node_names(node) -> tuple[set[str], set[str]]:
             for arg in sub.args[:1]:  # exec("x.repeat_interleave(r)")
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     used |= names_in_source(arg.value)
+                else:  # code built at run time, reached from the answer: see rule_check
+                    used.add(RUN_TIME_CODE)
         elif isinstance(sub, (ast.Import, ast.ImportFrom)):
             if isinstance(sub, ast.ImportFrom) and sub.module:
                 used.update(sub.module.split("."))
@@ -415,9 +417,10 @@ def _unverifiable(name: str, sources: list[str]) -> str | None:
                 todo.extend(code)
             elif isinstance(f, ast.Name) and f.id in ("exec", "eval", "compile"):
                 text = _const_str(node.args[0]) if node.args else None
-                if text is None:
+                if text is not None:
+                    todo.append(text)
+                elif not _isolated(node):
                     return f"`{f.id}` runs code built at run time"
-                todo.append(text)
     modules = _module_names(trees)
     for tree in trees:
         for node in ast.walk(tree):
@@ -455,6 +458,23 @@ def _unverifiable(name: str, sources: list[str]) -> str | None:
                     if m.split(".")[0] not in RULE_IMPORTS:
                         return f"the module `{m}` is imported"
     return None
+
+
+RUN_TIME_CODE = "<code built at run time>"  # in answer_names: exec/eval of a non-constant
+
+
+def _isolated(call) -> bool:
+    """Whether an ``exec``/``eval`` call runs in a namespace of its own (a dict literal or
+    ``dict(...)`` as its globals): it cannot bind the notebook's names. (If the answer reaches
+    it, ``rule_check`` still refuses it: what it runs cannot be read.)"""
+    import ast
+
+    if len(call.args) < 2:
+        return False
+    g = call.args[1]
+    return isinstance(g, ast.Dict) or (
+        isinstance(g, ast.Call) and isinstance(g.func, ast.Name) and g.func.id == "dict"
+    )
 
 
 def _called_directly(name_node, tree) -> bool:
@@ -501,8 +521,12 @@ def rule_check(
     name = name or q.name
     cells = [*context, source] if source not in context else list(context)
     why = _unverifiable(name, cells)
+    used, followed = _follow(name, source, context)
+    if why is None and RUN_TIME_CODE in used:
+        why = (
+            "it runs code built at run time (`exec` or `eval` of a string that is not written out)"
+        )
     if why is None:
-        _, followed = _follow(name, source, context)
         stray: set[str] = set()
         for text in cells:
             tree = _parse(text)
@@ -516,7 +540,7 @@ def rule_check(
             f"the grader cannot check this exercise's rules on your code: {why}. Define "
             f"`{name}` with a plain `def` and call only what the exercise allows: {q.todo}"
         )
-    return rule_violation(q, answer_names(name, source, context))
+    return rule_violation(q, used)
 
 
 def rule_violation(q: Question, used: set[str]) -> str | None:

@@ -136,6 +136,8 @@ CHEATS = {
     "methodcaller": "from operator import methodcaller\n"
     "def interleave(x, r):\n    return methodcaller('repeat_' 'interleave', r)(x)\n",
     "own module": "import mymod\ninterleave = mymod.f\n",
+    "isolated eval": "def interleave(x, r):\n"
+    "    return eval('x.repeat_' + 'interleave(r)', {'x': x, 'r': r})\n",
 }
 
 
@@ -156,6 +158,8 @@ def test_the_rule_check_sees_through_ipython_syntax_and_rebinding(name):
         # IPython syntax in an honest cell is fine
         "%time t = tensorlab.arange(3)\n" + OK + "%timeit interleave(t, 2)\n",
         "%matplotlib inline\n" + OK + "interleave?\n",
+        # code run in a namespace of its own, not reached from the answer (notebook 06 does so)
+        OK + "def runs(s):\n    exec(s, {'tensorlab': tensorlab})\nruns('1 + 1')\n",
         # a self-test with a loop and the forbidden name in an assert
         OK + "for r in (1, 2):\n    t = tensorlab.arange(3)\n"
         "    assert interleave(t, r).equal(t.repeat_interleave(r))\n",
