@@ -258,24 +258,22 @@ def _alive(pid: int) -> bool:
 
 
 def sweep(tmp: Path) -> None:
-    """Unmount and remove the IPC folders of kernels whose grading process is gone (a worker
-    killed before it could clean up): ``<tmp>/tensorlab-kernel-<pid>-*/ipc`` mounts only."""
+    """Remove what kernels of grading processes that are gone left in ``tmp`` (a worker killed
+    before it could clean up): ``<tmp>/tensorlab-kernel-<pid>-*`` folders, their IPC tmpfs
+    unmounted first (root mode)."""
     import re
 
-    if os.geteuid() != 0:
-        return
     try:
-        with open("/proc/mounts", encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
+        names = [e.name for e in os.scandir(tmp) if e.name.startswith("tensorlab-kernel-")]
     except OSError:
         return
-    pattern = re.compile(re.escape(str(tmp)) + r"/(tensorlab-kernel-(\d+)-[^/]+)/ipc")
-    for line in lines:
-        fields = line.split()
-        m = pattern.fullmatch(fields[1]) if len(fields) > 1 else None
-        if m and not _alive(int(m[2])):
-            _unmount(Path(fields[1]))
-            remove_tree(tmp / m[1])
+    for name in names:
+        m = re.fullmatch(r"tensorlab-kernel-(\d+)-[^/]+", name)
+        if m is None or _alive(int(m[1])):
+            continue
+        if os.geteuid() == 0:
+            _unmount(tmp / name / "ipc")
+        remove_tree(tmp / name)
 
 
 def remove_tree(path: str | os.PathLike) -> None:
