@@ -32,7 +32,21 @@ import numpy as np
 # theme-aware (JupyterLab's error colour, legible on its light and dark themes), else a dark red
 ERROR_STYLE = "color:var(--jp-error-color1,#b00020);font-weight:bold"
 FIGURE_CLASS = "tensorlab-figure"  # the HTML widget holding the picture (tests find it by this)
+EXPLORER_CLASS = "tensorlab-explorer"  # the explorer's outer box
 PLAY_INTERVAL_MS = 500  # one output cell per half second, like conv_arithmetic's animations
+# Keyboard use inside a notebook: JupyterLab's command-mode shortcuts (ArrowUp/Down move between
+# cells, "a" inserts one, "x" cuts one...) fire on any focused element that is not a text box, so
+# a focused dropdown never sees its arrow keys and a stray letter edits the notebook. Lumino skips
+# shortcuts for an element marked ``data-lm-suppress-shortcuts``; ipywidgets cannot set an
+# attribute, so the picture's ``onload`` marks the explorer's controls (each picture: idempotent)
+# and names the Play control's icon-only buttons for screen readers.
+_ONLOAD = (
+    f"var r=this.closest('.{EXPLORER_CLASS}');if(r){{"
+    "r.querySelectorAll('select,button,input,textarea,.noUi-handle,[contenteditable]')"
+    ".forEach(function(c){c.setAttribute('data-lm-suppress-shortcuts','true')});"
+    "r.querySelectorAll('.widget-play button').forEach(function(b,i){"
+    "b.setAttribute('aria-label',['play or pause','stop','repeat'][i]||'')})}"
+)
 
 
 def _ipympl_active() -> bool:
@@ -79,7 +93,8 @@ def figure_html(png: bytes, alt: str, width: int, height: int) -> str:
     src = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
     return (
         f'<img class="{FIGURE_CLASS}-img" alt="{html.escape(alt, quote=True)}" '
-        f'width="{width}" height="{height}" style="max-width:100%;height:auto" src="{src}">'
+        f'width="{width}" height="{height}" style="max-width:100%;height:auto" '
+        f'onload="{_ONLOAD}" src="{src}">'
     )
 
 
@@ -309,6 +324,7 @@ class Explorer:
             self._widget = widgets.VBox(
                 [*self._control_rows(), self.view.widget, self.status, self.message]
             )
+            self._widget.add_class(EXPLORER_CLASS)
         return self._widget
 
     def _control_rows(self) -> list:  # pragma: no cover - subclasses implement
