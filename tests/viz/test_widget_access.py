@@ -151,3 +151,25 @@ def test_figures_have_an_opaque_light_background_whatever_the_rc(cls):
     assert png.mode == "RGB"  # no alpha: the theme behind it never shows through
     corner = png.getpixel((0, 0))
     assert min(corner) > 240
+
+
+# ---------------------------------------------------------------------------------- keyboard
+@pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
+def test_the_picture_keeps_notebook_shortcuts_off_the_controls(cls):
+    """JupyterLab's command-mode keys (arrows, "a", "x"...) must not reach a focused control: the
+    picture's onload marks every control of its explorer box (what Lumino honours), and names the
+    Play buttons. Its effect in a real JupyterLab is tested in tests/e2e/test_explorer_access.py.
+    """
+    from tensorlab.widgets._base import EXPLORER_CLASS
+
+    e = cls(display="png")
+    assert EXPLORER_CLASS in e.widget._dom_classes
+    assert e.view.widget in e.widget.children
+    m = re.search(r'<img [^>]*onload="([^"]*)"', e.view.widget.value)
+    assert m, e.view.widget.value[:300]
+    script = m.group(1)
+    assert f"closest('.{EXPLORER_CLASS}')" in script
+    assert "data-lm-suppress-shortcuts" in script
+    for kind in ("select", "button", "input", "textarea", ".noUi-handle"):
+        assert kind in script
+    assert "aria-label" in script and "play or pause" in script
