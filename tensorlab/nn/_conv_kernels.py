@@ -147,7 +147,7 @@ STRATEGIES = ("1x1", "toeplitz", "shift", "flat-cols", "flat-taps", "im2col")
 
 
 def choose_strategy(
-    c_in_g: int, c_out_g: int, kernel: tuple[int, int], stride: tuple[int, int]
+    c_in_g: int, c_out_g: int, kernel: tuple[int, int], stride: tuple[int, int], n: int = 1
 ) -> str:
     """Which kernel :func:`conv2d` uses (``c_in_g``/``c_out_g``: channels per group).
 
