@@ -217,10 +217,19 @@ def _pairs(label: str, values, names) -> str:
     return " ".join(f"{label}_{n}: {v}" for n, v in zip(names, values))
 
 
-def _slow_checks(x, weight, bias, kernel, stride, dilation, output_padding, in_sizes, out_sizes):
-    """``slow_conv_transpose{2,3}d_shape_check``: ATen's own kernel when oneDNN is not used."""
+def _slow_checks(
+    x, weight, bias, kernel, stride, dilation, output_padding, in_sizes, out_sizes, groups=1
+):
+    """``slow_conv_transpose{2,3}d_shape_check``: ATen's own kernel when oneDNN is not used
+    (with groups, it sees one group's slice of the weight)."""
     dim = len(kernel)
     names = _names(dim)
+    if dim == 3 and weight.numel() == 0:  # slow_conv_transpose3d checks the weight first
+        raise RuntimeError(
+            "non-empty 5D (n_output_plane x n_input_plane x kernel_depth x kernel_height x "
+            "kernel_width) tensor expected for weight, but got: "
+            f"{_fmt((weight.shape[0] // groups, *weight.shape[1:]))}"
+        )
     if not all(k > 0 for k in kernel):
         raise RuntimeError(
             f"kernel size should be greater than zero, but got {_pairs('kernel', kernel, names)}"
@@ -328,7 +337,9 @@ def _convolution_transpose(x, weight, bias, stride, padding, dilation, output_pa
     if onednn:
         _onednn_checks(x, weight, bias, dilation, kernel, out_sizes, len(kernel))
     else:
-        _slow_checks(x, weight, bias, kernel, stride, dilation, output_padding, in_sizes, out_sizes)
+        _slow_checks(
+            x, weight, bias, kernel, stride, dilation, output_padding, in_sizes, out_sizes, groups
+        )
     ct = np.dtype(np.float32) if x.dtype is D.float16 else x.dtype.np
     xa = x._np().astype(ct, copy=False)
     wa = weight._np().astype(ct, copy=False)
