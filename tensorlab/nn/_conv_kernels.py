@@ -694,8 +694,11 @@ def conv_input_grad_nd(
     """The adjoint of :func:`conv_nd` in its input: ``g`` (N, O, *blocks) -> (N, C, *in_sizes).
 
     This is the transposed convolution of ``g`` with ``w``: each output gradient is spread, through
-    every kernel tap, back to the input pixel the tap read. Two ways (:func:`scatter_strategy`):
+    every kernel tap, back to the input pixel the tap read. The ways (:func:`scatter_strategy`):
 
+    * ``"conv"`` (2-d, no dilation or no stride): one forward convolution of ``g`` with the
+      phases of the flipped kernel stacked as output channels, then a pixel shuffle
+      (:func:`_tconv2d_conv`);
     * ``"gemm"``: per group, ``w^T @ g`` gives every tap's contribution (the columns), then
       :func:`col2im` adds them in place with one strided slice per tap;
     * ``"direct"`` (one ``g`` channel per group, e.g. depthwise): no product to speak of, so each
@@ -712,11 +715,14 @@ def conv_input_grad_nd(
     length = int(np.prod(blocks, dtype=np.int64))
     k = int(np.prod(kernel, dtype=np.int64))
     if strategy is None:
-        strategy = scatter_strategy(og, len(kernel), dilation)
+        strategy = scatter_strategy(og, len(kernel), dilation, stride)
     if strategy == "toeplitz" and og == 1 and len(kernel) == 2 and tuple(dilation) == (1, 1):
         return _tconv2d_toeplitz(g, w, in_sizes, stride, padding)
     if strategy in ("direct", "toeplitz") and og == 1:
         return _scatter_direct(g, w, in_sizes, stride, padding, dilation, groups, acc)
+    if strategy == "conv" and len(kernel) == 2:
+        if tuple(dilation) == (1, 1) or tuple(stride) == (1, 1):
+            return _tconv2d_conv(g, w, in_sizes, stride, padding, dilation, groups)
     out = np.empty((n, groups * cg, *in_sizes), dtype=g.dtype)
     for gi in range(groups):
         wg = w[gi * og : (gi + 1) * og].reshape(og, cg * k)
@@ -729,15 +735,20 @@ def conv_input_grad_nd(
     return out
 
 
-SCATTER_STRATEGIES = ("gemm", "direct", "toeplitz")
+SCATTER_STRATEGIES = ("gemm", "direct", "toeplitz", "conv")
 
 
-def scatter_strategy(c_in_g: int, nd: int = 2, dilation=(1, 1)) -> str:
+def scatter_strategy(c_in_g: int, nd: int = 2, dilation=(1, 1), stride=(1, 1)) -> str:
     """How :func:`conv_input_grad_nd` runs: with one input channel per group (its columns would be
-    outer products) ``"toeplitz"`` (2-d, no dilation) or ``"direct"``; else ``"gemm"``."""
-    if c_in_g != 1:
-        return "gemm"
-    return "toeplitz" if nd == 2 and all(d == 1 for d in dilation) else "direct"
+    outer products) ``"toeplitz"`` (2-d, no dilation) or ``"direct"``; else in 2-d without
+    dilation (or stride) ``"conv"`` (a forward convolution of the stacked phases), else
+    ``"gemm"`` (columns, then col2im)."""
+    no_dilation = all(d == 1 for d in dilation)
+    if c_in_g == 1:
+        return "toeplitz" if nd == 2 and no_dilation else "direct"
+    if nd == 2 and (no_dilation or all(s == 1 for s in stride)):
+        return "conv"
+    return "gemm"
 
 
 def _tconv2d_toeplitz(g, w, in_sizes, stride, padding):
@@ -788,6 +799,41 @@ def _tconv2d_toeplitz(g, w, in_sizes, stride, padding):
     return out
 
 
+def _tconv2d_conv(g, w, in_sizes, stride, padding, dilation, groups):
+    """2-d transposed convolution (dilation 1, or stride 1) as one stride-1 forward
+    :func:`conv2d` with ``sh*sw`` times the output channels, then a pixel shuffle.
+
+    The outputs ``r = rho + s*q`` of a phase ``rho`` only see the taps ``a = rho + s*j``:
+    ``out[rho + s*q] = sum_j g[q - j] * w[rho + s*j]``, a correlation of ``g`` (zero-padded by
+    ``ka - 1``, ``ka = ceil(kH/sh)``) with the phase's flipped sub-kernel (zero taps where the
+    kernel ends), in/out channels of each group swapped. Stacked as extra output channels, the
+    phases are one convolution (its fastest strategy); they are then interleaved and cropped.
+    """
+    n, o, hi, wi = g.shape
+    _, cg, kh, kw = w.shape
+    og = o // groups
+    sh, sw = stride
+    dh, dw = dilation
+    ka, kb = -(-kh // sh), -(-kw // sw)
+    full = _scatter_full(in_sizes, padding, (hi, wi), (kh, kw), stride, dilation)
+    qh, qw = -(-full[0] // sh), -(-full[1] // sw)
+    wz = np.zeros((groups, og, cg, ka * sh, kb * sw), dtype=w.dtype)
+    wz[..., :kh, :kw] = w.reshape(groups, og, cg, kh, kw)
+    wc = wz.reshape(groups, og, cg, ka, sh, kb, sw)[:, :, :, ::-1, :, ::-1, :]
+    wc = np.ascontiguousarray(wc.transpose(0, 2, 4, 6, 1, 3, 5))
+    wc = wc.reshape(groups * cg * sh * sw, og, ka, kb)
+    pads = (dh * (ka - 1), max(0, qh - hi), dw * (kb - 1), max(0, qw - wi))
+    res = conv2d(g, wc, None, (1, 1), pads, (dh, dw), groups)[:, :, :qh, :qw]
+    if sh * sw > 1:
+        res = res.reshape(n, groups * cg, sh, sw, qh, qw).transpose(0, 1, 4, 2, 5, 3)
+        res = res.reshape(n, groups * cg, qh * sh, qw * sw)
+    ph, pw = padding
+    oh, ow = in_sizes
+    out = np.empty((n, groups * cg, oh, ow), dtype=g.dtype)
+    out[...] = res[:, :, ph : ph + oh, pw : pw + ow]
+    return out
+
+
 def _scatter_direct(g, w, in_sizes, stride, padding, dilation, groups, acc=None):
     """Transposed convolution with one ``g`` channel per group: per tap, ``g * w[tap]`` added
     into the tap's strided slice of the padded output (taps in order)."""
@@ -812,18 +858,32 @@ def _scatter_direct(g, w, in_sizes, stride, padding, dilation, groups, acc=None)
 
 
 def conv_weight_grad_nd(g, x, w_shape, stride, padding, dilation, groups) -> np.ndarray:
-    """The gradient of :func:`conv_nd` in its weight: ``g`` (N, O, *blocks) and ``x``."""
+    """The gradient of :func:`conv_nd` in its weight: ``g`` (N, O, *blocks) and ``x``.
+
+    ``gw[group] = g[group] @ cols[group]^T``: the windows of a chunk of images (a copy, at most
+    :data:`CHUNK_BYTES`) as (groups, C/groups*K, images*L), multiplied by the output gradient
+    (groups, O/groups, images*L) in one batched product, summed over the chunks.
+    """
     n = x.shape[0]
     o, cg = w_shape[:2]
     kernel = tuple(w_shape[2:])
+    nd = len(kernel)
     og = o // groups
-    blocks = g.shape[2:]
+    blocks = tuple(g.shape[2:])
     length = int(np.prod(blocks, dtype=np.int64))
-    gw = np.empty(w_shape, dtype=g.dtype)
-    cols = windows_nd(zero_pad_nd(x, padding), kernel, stride, dilation, blocks)
-    for gi in range(groups):
-        gg = np.moveaxis(g[:, gi * og : (gi + 1) * og].reshape(n, og, length), 0, 1)
-        gw[gi * og : (gi + 1) * og] = (
-            gg.reshape(og, n * length) @ _group_cols(cols, gi, cg).T
-        ).reshape(og, cg, *kernel)
-    return gw
+    k = cg * int(np.prod(kernel, dtype=np.int64))
+    gw = np.zeros((groups, og, k), dtype=g.dtype)
+    if gw.size == 0 or n * length == 0:
+        return gw.reshape(w_shape)
+    win = windows_nd(zero_pad_nd(x, padding), kernel, stride, dilation, blocks)
+    # (N, C, *kernel, *blocks) -> (groups, cg, *kernel, N, *blocks)
+    win = win.reshape(n, groups, cg, *kernel, *blocks)
+    perm = (1, 2, *range(3, 3 + nd), 0, *range(3 + nd, 3 + 2 * nd))
+    gg = g.reshape(n, groups, og, length)
+    chunk = _batch_chunk(n, k * groups * length * x.itemsize)
+    for n0 in range(0, n, chunk):
+        n1 = min(n, n0 + chunk)
+        cols = win[n0:n1].transpose(perm).reshape(groups, k, (n1 - n0) * length)
+        gc = gg[n0:n1].transpose(1, 2, 0, 3).reshape(groups, og, (n1 - n0) * length)
+        gw += np.matmul(gc, cols.transpose(0, 2, 1))
+    return gw.reshape(w_shape)

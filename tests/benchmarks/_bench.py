@@ -33,7 +33,7 @@ MIN_ROUNDS = 15
 
 _THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 _CORE_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-_state: dict = {"threads": 1, "unset": {}}
+_state: dict = {"threads": 1, "unset": {}, "clock": time.perf_counter}
 
 
 def setup(argv: list[str] | None = None) -> int:
@@ -55,6 +55,8 @@ def setup(argv: list[str] | None = None) -> int:
         raise SystemExit("--threads must be >= 1")
     for var in _THREAD_VARS:
         os.environ[var] = str(n)
+    if "--cpu-time" in argv:  # CPU seconds of this process (all its threads), not wall time
+        _state["clock"] = time.process_time
     if "--keep-openblas-env" not in argv:
         unset = {v: os.environ.pop(v) for v in _CORE_VARS if v in os.environ}
         _state["unset"] = unset
@@ -74,6 +76,12 @@ def add_arguments(ap, rounds: bool = True) -> None:
             default=MIN_ROUNDS,
             help=f"timed calls per library (>= {MIN_ROUNDS})",
         )
+    ap.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="time with time.process_time (CPU time; steadier on a busy machine) instead of "
+        "wall time",
+    )
     ap.add_argument(
         "--keep-openblas-env",
         action="store_true",
@@ -128,6 +136,8 @@ def banner(torch=None) -> str:
     if torch is not None:
         parts.append(f"torch {torch.__version__} ({torch.get_num_threads()} threads)")
     parts.append(f"threads {_state['threads']}")
+    if _state["clock"] is time.process_time:
+        parts.append("CPU time")
     parts.append(f"{os.cpu_count()} cores")
     parts.append(f"load {loadavg():.2f}")
     if _state["unset"]:
@@ -154,6 +164,7 @@ def measure(
     of ``number`` calls each (more rounds while under ``budget`` seconds, at most 10x); times are
     per call."""
     rounds = max(rounds, MIN_ROUNDS)
+    clock = _state["clock"]
     for _ in range(warmup):
         fn()
     times = []
@@ -161,10 +172,10 @@ def measure(
     while len(times) < rounds or (
         time.perf_counter() - start < budget and len(times) < 10 * rounds
     ):
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(number):
             fn()
-        times.append((time.perf_counter() - t0) / number)
+        times.append((clock() - t0) / number)
     return Timing(min(times), statistics.median(times), len(times))
 
 

@@ -451,12 +451,13 @@ def _kernel_vs_torch(torch, case, strategy):
     np.testing.assert_allclose(ours, ref, rtol=1e-10, atol=1e-10)
 
 
-@pytest.mark.parametrize("strategy", ["gemm", "direct", "toeplitz"])
+@pytest.mark.parametrize("strategy", ["gemm", "direct", "toeplitz", "conv"])
 @settings(max_examples=40, deadline=None)
 @given(case=scatter_cases())
 def test_every_transposed_kernel_strategy_matches_torch(torch, strategy, case):
     """Each transposed-convolution kernel forced (direct/Toeplitz fall back to gemm when a group
-    reads several channels; Toeplitz to direct with dilation), in float64, against torch."""
+    reads several channels; Toeplitz to direct with dilation; conv to gemm with both dilation and
+    stride), in float64, against torch."""
     _kernel_vs_torch(torch, case, strategy)
 
 
