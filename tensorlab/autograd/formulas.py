@@ -273,9 +273,23 @@ UNARY_FROM_RESULT = {
     "reciprocal": lambda g, r: -g * (r * r),
     "exp2": lambda g, r: g * r * _LN2,
     "expm1": lambda g, r: g * (r + 1),
-    "relu": lambda g, r: np.where(r > 0, g, 0),
+    "relu": lambda g, r: _relu_grad(g, r),
 }
 UNARY_NAMES = {"log1p": "Log1PBackward0"}
+
+
+def _relu_grad(g, r):
+    """ATen's ``threshold_backward(g, result, 0)``: 0 where ``result <= 0``, else ``g`` (so a NaN
+    result passes its gradient); ``np.where`` is ~20x slower than this copy."""
+    g = np.asarray(g)
+    keep = ~(np.asarray(r) <= 0)
+    if g.shape != keep.shape:
+        return np.where(keep, g, 0)
+    out = np.zeros(g.shape, dtype=np.result_type(g, 0))
+    np.copyto(out, g, where=keep)
+    return out
+
+
 UNARY_ZERO = ("sign", "floor", "ceil", "trunc", "round")
 
 
