@@ -127,7 +127,14 @@ class ConvolutionBackward0(Node):
         gx = gw = None
         if self.transposed:  # out = conv_input_grad(x, w): x plays the convolution's output
             if self.needs_grad(0):  # an output_padding >= stride adds blocks: crop them
-                gx = conv_nd(g32, w32, stride, padding, dilation, groups)
+                if w.ndim == 4:  # 2-d: the fast forward kernels
+                    from ..nn._conv_kernels import conv2d
+
+                    ph, pw = padding
+                    pads = (ph, ph, pw, pw)
+                    gx = conv2d(g32, w32, None, tuple(stride), pads, tuple(dilation), groups)
+                else:
+                    gx = conv_nd(g32, w32, stride, padding, dilation, groups)
                 gx = gx[(slice(None), slice(None), *(slice(0, s) for s in x.shape[2:]))]
             if self.needs_grad(1):
                 gw = conv_weight_grad_nd(x32, g32, w.shape, stride, padding, dilation, groups)

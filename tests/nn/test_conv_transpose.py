@@ -491,3 +491,35 @@ def test_transposed_benchmark_suite_values(torch, xs, ws, kw, layout):
         F.conv_transpose2d(xt, tl.from_numpy(w), **kw),
         torch.nn.functional.conv_transpose2d(to_torch(torch, xt), torch.from_numpy(w), **kw),
     )
+
+
+@pytest.mark.parametrize(
+    "fn, xs, ws, kw",
+    [
+        ("conv2d", (2, 8, 20, 21), (8, 8, 3, 3), dict(padding=1)),
+        ("conv2d", (3, 3, 18, 17), (5, 3, 5, 5), dict(padding=2)),
+        ("conv2d", (2, 6, 19, 40), (12, 1, 3, 3), dict(groups=6, padding=1)),
+        ("conv2d", (2, 8, 17, 16), (8, 2, 3, 3), dict(groups=4, stride=2, padding=1)),
+        ("conv2d", (1, 4, 24, 23), (4, 4, 3, 3), dict(dilation=2, padding="same")),
+        ("conv_transpose2d", (2, 8, 9, 10), (8, 4, 3, 3), dict(stride=2, padding=1, output_padding=1)),
+        ("conv_transpose2d", (2, 6, 8, 35), (6, 2, 4, 4), dict(stride=2, padding=1, groups=6)),
+        ("conv_transpose2d", (1, 4, 7, 6), (4, 4, 3, 3), dict(stride=3, dilation=2, output_padding=1)),
+        ("conv_transpose2d", (2, 4, 7, 9), (4, 3, 5, 3), dict(stride=1, dilation=(2, 1), padding=2)),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("layout", ["contiguous", "channels_last"])
+def test_conv_gradients_at_benchmark_shapes(torch, fn, xs, ws, kw, layout):
+    """Input and weight gradients through every backward kernel (wide images: several Toeplitz
+    blocks; depthwise, grouped, strided, dilated), float64, against torch."""
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal(xs), rng.standard_normal(ws)
+    xt = strided(x, layout).requires_grad_()
+    wt = tl.tensor(w, requires_grad=True)
+    tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    out = getattr(F, fn)(xt, wt, **kw)
+    ref = getattr(torch.nn.functional, fn)(tx, tw, **kw)
+    g = rng.standard_normal(tuple(ref.shape))
+    out.backward(tl.tensor(g))
+    ref.backward(torch.tensor(g))
+    np.testing.assert_allclose(xt.grad._np(), tx.grad.numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(wt.grad._np(), tw.grad.numpy(), rtol=1e-10, atol=1e-10)
