@@ -156,16 +156,15 @@ def choose_strategy(
 ) -> str:
     """Which kernel :func:`conv2d` uses (``c_in_g``/``c_out_g``: channels per group).
 
-    Measured on the benchmark suite (``tests/benchmarks/bench_conv.py``, one thread): the batched
-    ``toeplitz`` product for depthwise convolutions of a batch (``n`` images), ``flat-cols`` for
-    stride 1, ``flat-taps`` when a group has 4x fewer outputs than inputs, the strided-view
-    ``im2col`` for strides, a plain product for 1x1 kernels.
+    Measured on the benchmark suite (``tests/benchmarks/bench_conv.py``, one thread, CPU time,
+    A/B in one process): ``flat-cols`` for stride 1 (depthwise included: ~1.4x faster than the
+    batched ``toeplitz`` product there), ``flat-taps`` when a group has 4x fewer outputs than
+    inputs, the strided-view ``im2col`` for strides, a plain product for 1x1 kernels. ``n``
+    (images) and ``groups`` are there for rules that need them.
     """
     kh, kw = kernel
     if kh == 1 and kw == 1:
         return "1x1"
-    if c_in_g == 1 and groups > 1 and n > 1:
-        return "toeplitz"  # depthwise on a batch: a batched banded product
     if stride != (1, 1):
         return "im2col"
     if 4 * c_out_g <= c_in_g:
