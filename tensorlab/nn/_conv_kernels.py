@@ -38,7 +38,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 #: upper bound (bytes) for the temporary matrix of one group and one chunk of the batch
-CHUNK_BYTES = 512 * 2**10
+CHUNK_BYTES = 256 * 2**10
 
 #: worker threads for small convolutions (numpy releases the GIL while copying and multiplying);
 #: big ones are left to the BLAS threads. Off (1) by default: on the shared 2-core machine of the
