@@ -2,13 +2,15 @@
 
 Convolution (cross-correlation): ``out[n, o, i, j] = bias[o] + sum over c, a, b of
 w[o, c, a, b] * xp[n, c, i*s + a*d, j*s + b*d]`` where ``xp`` is the zero-padded input. Going
-backward, one kernel tap ``(a, b)`` at a time:
+backward, kernel tap ``(a, b)`` by kernel tap ``(a, b)``:
 
 - ``grad_input``: every output gradient is sent back, weighted by the tap, to the input pixel the
-  tap read from (``xp[..., a*d : ... : s, b*d : ... : s] += grad @ w[:, :, a, b]``) - a transposed
-  convolution, written as the scatter it is; the padding is cropped off at the end;
+  tap read from - a transposed convolution (:func:`tensorlab.nn._conv_kernels.conv_input_grad_nd`:
+  the phases of the flipped kernel as one forward convolution, a Toeplitz product for depthwise,
+  or columns ``w^T @ grad`` added back one strided slice per tap); the padding is cropped off;
 - ``grad_weight``: the tap's gradient is the correlation of the input pixels it read with the
-  output gradient (a sum over batch and output positions);
+  output gradient (a sum over batch and output positions): ``grad @ windows^T``, one batched
+  product over the groups (:func:`~tensorlab.nn._conv_kernels.conv_weight_grad_nd`);
 - ``grad_bias``: the sum of the output gradient over batch and positions.
 
 Groups split the channels into independent convolutions (batched matrix products). ``'same'``

@@ -23,6 +23,12 @@ turn it into a stride-1 convolution (:func:`phase_split`): the ``s*s`` phase ima
 (a 3x3 stride-2 convolution is a 2x2 stride-1 convolution of 4x more channels). On the benchmark
 suite the strided-view ``im2col`` is faster for strides, so that is the default.
 
+Transposed convolutions (and the input gradient of a convolution) go through
+:func:`conv_input_grad_nd`: in 2-d, one forward convolution of the kernel's phases stacked as output
+channels followed by a pixel shuffle (``"conv"``), a batched Toeplitz product when each group reads
+one channel (``"toeplitz"``), else columns ``w^T @ x`` added back with one strided slice per tap
+(``"gemm"`` + :func:`col2im`); never a zero-dilated input.
+
 Memory: one group's windows (or tap products) at a time, for a chunk of the batch small enough that
 this temporary stays below :data:`CHUNK_BYTES`. Small convolutions split the batch between
 :data:`THREADS` threads, each with its share of that budget.
