@@ -149,7 +149,10 @@ def run_suite(title, rows, args, target=""):
 
 def _strategy(xs, ws, kw):
     s, g = kw.get("stride", 1), kw.get("groups", 1)
-    return K.choose_strategy(ws[1], ws[0] // g, ws[2:], (s, s), xs[0], g)
+    try:
+        return K.choose_strategy(ws[1], ws[0] // g, ws[2:], (s, s), xs[0], g)
+    except TypeError:  # an older tensorlab (before/after comparisons)
+        return K.choose_strategy(ws[1], ws[0] // g, ws[2:], (s, s))
 
 
 def main(argv=None) -> int:
