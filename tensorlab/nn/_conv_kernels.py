@@ -725,9 +725,12 @@ def conv_input_grad_nd(
         return _tconv2d_toeplitz(g, w, in_sizes, stride, padding)
     if strategy in ("direct", "toeplitz") and og == 1:
         return _scatter_direct(g, w, in_sizes, stride, padding, dilation, groups, acc)
-    if strategy == "conv" and len(kernel) == 2:
-        if tuple(dilation) == (1, 1) or tuple(stride) == (1, 1):
+    if strategy == "conv" and all(d == 1 for d in dilation):
+        if len(kernel) == 2:
             return _tconv2d_conv(g, w, in_sizes, stride, padding, dilation, groups)
+        return _tconv_nd_conv(g, w, in_sizes, stride, padding, groups)
+    if strategy == "conv" and len(kernel) == 2 and all(s == 1 for s in stride):
+        return _tconv2d_conv(g, w, in_sizes, stride, padding, dilation, groups)
     out = np.empty((n, groups * cg, *in_sizes), dtype=g.dtype)
     for gi in range(groups):
         wg = w[gi * og : (gi + 1) * og].reshape(og, cg * k)
@@ -751,7 +754,7 @@ def scatter_strategy(c_in_g: int, nd: int = 2, dilation=(1, 1), stride=(1, 1)) -
     no_dilation = all(d == 1 for d in dilation)
     if c_in_g == 1:
         return "toeplitz" if nd == 2 and no_dilation else "direct"
-    if nd == 2 and (no_dilation or all(s == 1 for s in stride)):
+    if no_dilation or (nd == 2 and all(s == 1 for s in stride)):
         return "conv"
     return "gemm"
 
@@ -844,6 +847,38 @@ def _tconv2d_conv(g, w, in_sizes, stride, padding, dilation, groups):
     out = np.empty((n, groups * cg, oh, ow), dtype=g.dtype)
     out[...] = res[:, :, ph : ph + oh, pw : pw + ow]
     return out
+
+
+def _tconv_nd_conv(g, w, in_sizes, stride, padding, groups):
+    """:func:`_tconv2d_conv` in any number of dims (dilation 1), through :func:`conv_nd`: the
+    phases of the flipped kernel stacked as output channels of one stride-1 convolution of ``g``
+    (zero-padded by ``ka - 1`` before, as needed after), then interleaved and cropped."""
+    n, o, *ins = g.shape
+    _, cg, *kernel = w.shape
+    nd = len(kernel)
+    og = o // groups
+    ka = [-(-k // s) for k, s in zip(kernel, stride)]
+    full = _scatter_full(in_sizes, padding, ins, kernel, stride, [1] * nd)
+    q = [-(-f // s) for f, s in zip(full, stride)]
+    wz = np.zeros((groups, og, cg, *(a * s for a, s in zip(ka, stride))), dtype=w.dtype)
+    wz[(Ellipsis, *(slice(0, k) for k in kernel))] = w.reshape(groups, og, cg, *kernel)
+    split = [d for a, s in zip(ka, stride) for d in (a, s)]  # (ka0, s0, ka1, s1, ...)
+    wc = wz.reshape(groups, og, cg, *split)[
+        (slice(None),) * 3 + tuple(slice(None, None, -1) if i % 2 == 0 else slice(None) for i in range(2 * nd))
+    ]  # fmt: skip
+    perm = (0, 2, *range(4, 3 + 2 * nd, 2), 1, *range(3, 3 + 2 * nd, 2))
+    phases = int(np.prod(stride))
+    wc = np.ascontiguousarray(wc.transpose(perm)).reshape(groups * cg * phases, og, *ka)
+    gp = np.zeros((n, o, *(qi + a - 1 for qi, a in zip(q, ka))), dtype=g.dtype)
+    gp[(slice(None), slice(None), *(slice(a - 1, a - 1 + min(i, qi)) for a, i, qi in zip(ka, ins, q)))] = g[
+        (slice(None), slice(None), *(slice(0, qi) for qi in q))
+    ]  # fmt: skip
+    res = conv_nd(gp, wc, [1] * nd, [0] * nd, [1] * nd, groups)  # (n, G*cg*phases, *q)
+    res = res.reshape(n, groups * cg, *stride, *q)
+    inter = [d for i in range(nd) for d in (2 + nd + i, 2 + i)]  # q0, s0, q1, s1, ...
+    res = res.transpose(0, 1, *inter).reshape(n, groups * cg, *(qi * s for qi, s in zip(q, stride)))
+    crop = tuple(slice(p, p + sz) for p, sz in zip(padding, in_sizes))
+    return np.ascontiguousarray(res[(slice(None), slice(None), *crop)])
 
 
 def _scatter_direct(g, w, in_sizes, stride, padding, dilation, groups, acc=None):

@@ -462,7 +462,7 @@ def test_every_transposed_kernel_strategy_matches_torch(torch, strategy, case):
 
 
 @pytest.mark.parametrize("spatial", [1, 3])
-@pytest.mark.parametrize("strategy", ["gemm", "direct"])
+@pytest.mark.parametrize("strategy", ["gemm", "direct", "conv"])
 @settings(max_examples=15, deadline=None)
 @given(data=st.data())
 def test_transposed_kernel_strategies_1d_3d(torch, spatial, strategy, data):
