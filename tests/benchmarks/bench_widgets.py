@@ -34,6 +34,11 @@ import sys
 import time
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+sys.path.insert(0, os.path.dirname(__file__))
+import _bench  # noqa: E402
+
+_bench.setup()  # --threads N (default 1) for numpy, before it loads
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
 from tensorlab.widgets import (  # noqa: E402
@@ -148,6 +153,8 @@ def fmt(ms):
 
 def main():
     explorers = [ConvExplorer, GroupsExplorer, AxesExplorer, MemoryExplorer, ArithExplorer]
+    print(_bench.banner())
+    load = _bench.LoadGuard()
     print(
         f"{'explorer':15s} {'control':13s} {'n':>4s}  {'png median/worst ms':>19s}  {'agg median/worst ms':>19s}"
     )
@@ -182,10 +189,10 @@ def main():
         ok &= statistics.median(png) < 50 and max(png) < 150
     print()
     print("target (median < 50 ms, worst < 150 ms, PNG path):", "met" if ok else "NOT met")
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    load.stop()
     print(
         f"CPU time per change (PNG path, all explorers): median {statistics.median(CPU):.1f} ms, "
-        f"worst {max(CPU):.1f} ms; load average {load:.1f} on {os.cpu_count()} CPUs "
+        f"worst {max(CPU):.1f} ms; load average {load.before:.2f} before, {load.after:.2f} after "
         "(wall times above grow with other processes' load; CPU time does not)"
     )
 
