@@ -22,9 +22,9 @@ from .. import _layout as L
 from .._device import check_factory_device, strided
 from .._storage import storage_over
 from .._tensor import Tensor, _as_shape, check_inplace, tensor_method
-from ..random import (  # noqa: F401  (re-exported: tensorlab's seeding API lives in random.py)
+from ..random import (  # noqa: F401  (re-exported: tensorlab's seeding API lives in random/)
     Generator,
-    _rng,
+    _gen,
     default_generator,
     get_rng_state,
     initial_seed,
@@ -835,8 +835,29 @@ def _random(name, args, size, draw, generator, dtype, out, requires_grad, defaul
         raise _invalid_combination(name, args)
     shape = _shape_arg(_size_arg(args, size, name), name)
     d = _out_dtype(name, dtype, out, default or D.get_default_dtype())
-    t = Tensor._from_array(np.asarray(draw(_rng(generator), shape)), d)
+    t = draw(Tensor._from_array(np.empty(shape, d.np), d), _gen(generator))
     return _finish(_into_out(name, t, out), requires_grad)
+
+
+def _uniform01(t, g):
+    from .distributions import _fill_uniform
+
+    return _fill_uniform(t, 0.0, 1.0, g)
+
+
+def _normal01(t, g):
+    from .distributions import _fill_normal
+
+    return _fill_normal(t, 0.0, 1.0, g)
+
+
+def _ints(low: int, high: int):
+    def draw(t, g):
+        from .distributions import _fill_int
+
+        return _fill_int(t, int(low), int(high), g)
+
+    return draw
 
 
 def rand(
@@ -856,7 +877,7 @@ def rand(
         "rand",
         size,
         _kw_size(kw, "rand"),
-        lambda g, s: g.random(s),
+        _uniform01,
         generator,
         dtype,
         out,
@@ -885,7 +906,7 @@ def randn(
         "randn",
         size,
         _kw_size(kw, "randn"),
-        lambda g, s: g.standard_normal(s),
+        _normal01,
         generator,
         dtype,
         out,
@@ -940,7 +961,7 @@ def randint(
         "randint",
         (),
         size,
-        lambda g, s: g.integers(low, high, size=s),
+        _ints(low, high),
         generator,
         dtype,
         out,
@@ -953,13 +974,11 @@ def _random_like(
     name, input, draw, generator, dtype, layout, device, pin_memory, requires_grad, memory_format
 ):
     t = _like(input, name, dtype, device, layout, pin_memory, memory_format)
-    if t.numel():
-        t._np()[...] = draw(_rng(generator), t._shape)
-    return _finish(t, requires_grad)
+    return _finish(draw(t, _gen(generator)), requires_grad)
 
 
 def _random_like_fn(name: str, draw, what: str):
-    """``rand_like``/``randn_like``: ``draw(generator, shape)`` into a tensor laid out like
+    """``rand_like``/``randn_like``: ``draw(tensor, generator)`` into a tensor laid out like
     ``input`` (PyTorch's ``preserve_format``)."""
 
     def fn(
@@ -991,8 +1010,8 @@ def _random_like_fn(name: str, draw, what: str):
     return fn
 
 
-rand_like = _random_like_fn("rand_like", lambda g, s: g.random(s), "Uniform on [0, 1)")
-randn_like = _random_like_fn("randn_like", lambda g, s: g.standard_normal(s), "Standard normal")
+rand_like = _random_like_fn("rand_like", _uniform01, "Uniform on [0, 1)")
+randn_like = _random_like_fn("randn_like", _normal01, "Standard normal")
 
 
 def randint_like(
@@ -1014,7 +1033,7 @@ def randint_like(
     return _random_like(
         "randint_like",
         input,
-        lambda g, s: g.integers(low, high, size=s),
+        _ints(low, high),
         generator,
         dtype,
         layout,
@@ -1041,7 +1060,9 @@ def randperm(
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     d = _out_dtype("randperm", dtype, out, D.int64)
-    t = Tensor._from_array(_rng(generator).permutation(n), d)
+    from ..random._kernels import randperm as perm
+
+    t = Tensor._from_array(perm(_gen(generator), n), d)
     return _finish(_into_out("randperm", t, out), requires_grad)
 
 

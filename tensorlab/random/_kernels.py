@@ -1,0 +1,260 @@
+"""PyTorch's CPU distribution kernels on tensorlab's mt19937 (``ATen/native/cpu/
+DistributionTemplates.h``, ``TransformationHelper.h``, ``DistributionsHelper.h``): each function
+draws from a :class:`~tensorlab.random.Generator` exactly the words PyTorch draws, in its order,
+and turns them into PyTorch's numbers. Values come back flat, in the order PyTorch writes them.
+
+float64 transcendental steps go through Python's ``math`` (the C library's ``log``/``log1p``/
+``sin``/``cos``, which PyTorch calls too); numpy's own implementations differ in the last bit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _avx2
+
+f32, f64 = np.float32, np.float64
+_NEED_64 = 1 << 28  # PyTorch draws 64 bits for an integer range at least this wide
+
+
+def _cpu_has_avx2() -> bool:
+    """Whether PyTorch on this CPU runs its AVX2 float32 normal kernel (AVX2 or AVX512 CPUs);
+    ``ATEN_CPU_CAPABILITY=default`` turns it off in PyTorch, and here."""
+    import os
+
+    if os.environ.get("ATEN_CPU_CAPABILITY", "").lower() == "default":
+        return False
+    try:
+        with open("/proc/cpuinfo") as f:
+            info = f.read(1 << 16)
+    except OSError:
+        return True
+    return " avx2" in info and " fma" in info
+
+
+AVX2 = _cpu_has_avx2()
+
+
+def fma64(a, b, c) -> np.ndarray:
+    """``a * b + c`` with one rounding (float64), as the compiler's fused multiply-add: the exact
+    product (Dekker's split) and sum (Knuth's two-sum) of float64 operands, then one rounding."""
+    a, b, c = (np.asarray(v, dtype=f64) for v in (a, b, c))
+    p = a * b
+    split = 134217729.0  # 2**27 + 1
+    ah = a * split
+    ah = ah - (ah - a)
+    al = a - ah
+    bh = b * split
+    bh = bh - (bh - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    bb = s - p
+    t = (p - (s - bb)) + (c - bb)
+    with np.errstate(invalid="ignore"):
+        out = s + (t + e)
+    return np.where(np.isfinite(p), out, p + c)
+
+
+# ---------------------------------------------------------------------------- uniform
+def uniform(g, n: int, dt, low: float, high: float) -> np.ndarray:
+    """``uniform_real_distribution``: ``(v & (2^d - 1)) * 2^-d * (to - from) + from`` (fused);
+    float32/float16 use one word and d = 24 (float16 computed in float), float64 uses 64 bits
+    and d = 53."""
+    if dt.np == np.float64:
+        x = g._u53(n)
+        return x if (low, high) == (0.0, 1.0) else fma64(x, high - low, low)
+    lo, hi = np.asarray(low).astype(dt.np).astype(f32), np.asarray(high).astype(dt.np).astype(f32)
+    x = g._u24(n)
+    if (lo, hi) != (0.0, 1.0):
+        x = _avx2.fma32(x, hi - lo, lo)
+    v = x.astype(dt.np)
+    if (v == hi).any():  # rounded up to ``to``: PyTorch gives ``from`` there
+        v[v == hi] = lo
+    return v
+
+
+# ---------------------------------------------------------------------------- normal
+def normal_scalar(g, n: int, mean: float, std: float) -> np.ndarray:
+    """``normal_distribution<double>``, one sample at a time (small or strided tensors): a pair of
+    53-bit uniforms gives ``r cos θ`` and caches ``r sin θ`` on the generator for the next sample.
+    Returns float64 ``fma(value, std, mean)``."""
+    out = np.empty(n, dtype=f64)
+    i = 0
+    if n and g._normal is not None:
+        out[0], g._normal, i = g._normal, None, 1
+    pairs = (n - i + 1) // 2
+    if pairs:
+        u = g._u53(2 * pairs)
+        log1p, sin, cos, sqrt, two_pi = math.log1p, math.sin, math.cos, math.sqrt, 2.0 * math.pi
+        for k in range(pairs):
+            r = sqrt(-2.0 * log1p(-u[2 * k + 1]))
+            th = two_pi * u[2 * k]
+            out[i] = r * cos(th)
+            s = r * sin(th)
+            if i + 1 < n:
+                out[i + 1] = s
+            else:
+                g._normal = s
+            i += 2
+    if (mean, std) != (0.0, 1.0):
+        out = fma64(out, std, mean)
+    return out
+
+
+def _fill_16_f64(d: np.ndarray, mean: float, std: float) -> np.ndarray:
+    """``normal_fill_16<double>`` on rows of 16 uniforms (C library log/cos/sin)."""
+    u1 = (1.0 - d[:, :8]).ravel().tolist()
+    u2 = d[:, 8:].ravel().tolist()
+    two_pi = 2.0 * math.pi
+    radius = np.sqrt(-2.0 * np.fromiter(map(math.log, u1), f64, len(u1)))
+    theta = [two_pi * v for v in u2]
+    c = np.fromiter(map(math.cos, theta), f64, len(theta))
+    s = np.fromiter(map(math.sin, theta), f64, len(theta))
+    out = np.empty_like(d)
+    out[:, :8] = fma64(radius * c, std, mean).reshape(-1, 8)
+    out[:, 8:] = fma64(radius * s, std, mean).reshape(-1, 8)
+    return out
+
+
+def normal(g, n: int, dt, mean: float, std: float, contiguous: bool) -> np.ndarray:
+    """``normal_kernel``: 16 or more contiguous elements go through ``normal_fill`` (all ``n``
+    uniforms first, Box-Muller per block of 16, the last 16 positions redrawn and redone when
+    ``n % 16``); fewer, or strided ones, through :func:`normal_scalar`."""
+    if n < 16 or not contiguous:
+        return normal_scalar(g, n, mean, std).astype(dt.np)
+    fill = _avx2.normal_fill_16 if AVX2 else _fill_16_f32_default
+    if dt.np == np.float64:
+        draw, fill = g._u53, _fill_16_f64
+    elif dt.np == np.float32:
+        draw = g._u24
+    else:  # float16: each block of 16 float uniforms goes through the float kernel, then Half
+        h = np.float16
+        mean, std = f32(mean), f32(std)
+        full = n // 16 * 16
+        out = np.empty(n, dtype=h)
+        out[:full] = fill(g._u24(full).reshape(-1, 16), mean, std).ravel().astype(h)
+        if n % 16:
+            out[n - 16 :] = fill(g._u24(16).reshape(1, 16), mean, std).ravel().astype(h)
+        return out
+    d = draw(n)
+    full = n // 16 * 16
+    d[:full] = fill(d[:full].reshape(-1, 16), mean, std).ravel()
+    if n % 16:
+        d[n - 16 :] = fill(draw(16).reshape(1, 16), mean, std).ravel()
+    return d
+
+
+def _fill_16_f32_default(d: np.ndarray, mean, std) -> np.ndarray:
+    """``normal_fill_16<float>`` without AVX2 (the C library's float log/cos/sin; computed here
+    through float64 and rounded, which can differ from them in the last bit)."""
+    u1 = (f32(1) - d[:, :8]).astype(f64)
+    radius = np.sqrt(f32(-2) * np.log(u1).astype(f32))
+    theta = (f64(2.0 * math.pi) * d[:, 8:]).astype(f32).astype(f64)
+    out = np.empty_like(d)
+    out[:, :8] = _avx2.fma32(radius * np.cos(theta).astype(f32), f32(std), f32(mean))
+    out[:, 8:] = _avx2.fma32(radius * np.sin(theta).astype(f32), f32(std), f32(mean))
+    return out
+
+
+# ---------------------------------------------------------------------------- integers
+def int_from_to(g, n: int, low: int, high: int) -> np.ndarray:
+    """``random_(from, to)``/``randint``: ``v % (to - from) + from`` with 64-bit draws for a range
+    of at least 2^28, else one word each; int64 values (cast by the caller)."""
+    rng = high - low
+    v = g._words64(n) if rng >= _NEED_64 else g._words(n)
+    if rng >= 2**64:  # random_(-2**63, None) on int64: the 64 bits as they come
+        return v.view(np.int64)
+    return (v % np.uint64(rng)).astype(np.int64) + np.int64(low)
+
+
+def random_full(g, n: int, dt) -> np.ndarray:
+    """``random_()``: ``v % (max + 1)`` of the dtype (2^digits + 1 for floats; bit 0 for bool);
+    int64 and float64 draw 64 bits."""
+    name = dt.name
+    v = g._words64(n) if name in ("int64", "float64") else g._words(n)
+    if name == "bool":
+        return (v & np.uint64(1)).astype(bool)
+    mod = {"float16": 2**11 + 1, "float32": 2**24 + 1, "float64": 2**53 + 1}.get(name)
+    if mod is None:
+        mod = int(np.iinfo(dt.np).max) + 1
+    return (v % np.uint64(mod)).astype(np.int64)
+
+
+def randperm(g, n: int) -> np.ndarray:
+    """``randperm_cpu``: from the identity, swap ``i`` with ``i + random() % (n - i)`` for
+    ``i < n - 1`` (n < 2^32 / 20)."""
+    if n >= (2**32 - 1) // 20:
+        raise RuntimeError("randperm: n too large for tensorlab")
+    r = list(range(n))
+    if n > 1:
+        idx = np.arange(n - 1, dtype=np.uint64)
+        z = (g._words(n - 1) % (np.uint64(n) - idx) + idx).tolist()
+        for i, j in enumerate(z):
+            r[i], r[j] = r[j], r[i]
+    return np.array(r, dtype=np.int64)
+
+
+# ---------------------------------------------------------------------------- others
+def bernoulli_scalar(g, n: int, p: float) -> np.ndarray:
+    """``bernoulli_(p)`` with a number: ``U53 < p``."""
+    return g._u53(n) < p
+
+
+def bernoulli_tensor(g, p: np.ndarray) -> np.ndarray:
+    """``bernoulli_(p)`` with a tensor (already broadcast, in fill order): float64 ``p`` compares
+    a 53-bit uniform, float32 (and half) a 24-bit one."""
+    if p.dtype == np.float64:
+        return g._u53(p.size) < p.ravel()
+    return g._u24(p.size) < p.astype(f32).ravel()
+
+
+def exponential(g, n: int, lambd: float) -> np.ndarray:
+    """``exponential_(λ)``: ``-log1p(-U53) / λ`` (float64, cast by the caller)."""
+    u = g._u53(n).tolist()
+    return -np.fromiter(map(math.log1p, (-v for v in u)), f64, n) / lambd
+
+
+def cauchy(g, n: int, median: float, sigma: float) -> np.ndarray:
+    """``cauchy_``: ``median + sigma * tan(π (U53 - 0.5))``."""
+    u = g._u53(n).tolist()
+    t = np.fromiter((math.tan(math.pi * (v - 0.5)) for v in u), f64, n)
+    return fma64(sigma, t, median)
+
+
+def log_normal(g, n: int, mean: float, std: float) -> np.ndarray:
+    """``log_normal_``: ``exp`` of :func:`normal_scalar` (which shares the normal cache)."""
+    return np.fromiter(map(math.exp, normal_scalar(g, n, mean, std).tolist()), f64, n)
+
+
+def geometric(g, n: int, p: float) -> np.ndarray:
+    """``geometric_``: ``ceil(log(U53) / log1p(-p))``."""
+    u = g._u53(n).tolist()
+    lp = math.log1p(-p)
+    return np.fromiter((math.ceil(math.log(v) / lp) if v > 0 else math.inf for v in u), f64, n)
+
+
+def multinomial(g, probs: np.ndarray, num_samples: int, replacement: bool) -> np.ndarray:
+    """``multinomial`` on rows of ``probs`` (their dtype): without replacement, or for one
+    sample, the top ``num_samples`` of ``p / Exp(1)`` keys; with replacement, a binary search of
+    a 53-bit uniform in the row's cumulative sum (computed and normalised in the row's dtype)."""
+    rows, n_cat = probs.shape
+    if not replacement or num_samples == 1:
+        keys = exponential(g, probs.size, 1.0).astype(probs.dtype).reshape(probs.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = probs / keys
+        if num_samples == 1:
+            return np.argmax(q, axis=1).reshape(rows, 1).astype(np.int64)
+        order = np.argsort(-q, axis=1, kind="stable")
+        return order[:, :num_samples].astype(np.int64)
+    out = np.empty((rows, num_samples), dtype=np.int64)
+    acc = f32 if probs.dtype == np.float16 else probs.dtype
+    for i in range(rows):
+        cum = np.cumsum(probs[i].astype(acc), dtype=acc)
+        cum = cum / cum[-1]
+        cum[-1] = 1
+        u = g._u53(num_samples)
+        out[i] = np.searchsorted(cum.astype(f64), u, side="left")
+    return out
