@@ -41,9 +41,6 @@ class Generator:
     def device(self):
         return CPU
 
-    def __repr__(self):
-        return f"<tensorlab._C.Generator object at {id(self):#x}>"
-
     # ------------------------------------------------------------------ seeding and state
     def manual_seed(self, seed) -> Generator:
         """Seed the generator (a 64-bit integer; negative seeds wrap as in PyTorch); returns it."""
