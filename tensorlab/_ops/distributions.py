@@ -79,7 +79,10 @@ def _put(t: Tensor, values) -> Tensor:
     """Write flat ``values`` (in PyTorch's fill order) into ``t``; no checks, no autograd."""
     if t.numel():
         view = _in_order(t._np(), t)
-        view[...] = np.asarray(values).astype(t.dtype.np, copy=False).reshape(view.shape)
+        values = np.asarray(values)
+        if values.dtype == np.float64 and t.dtype is D.float16:
+            values = values.astype(np.float32)  # c10::Half from a double goes through float
+        view[...] = values.astype(t.dtype.np, copy=False).reshape(view.shape)
     return t
 
 

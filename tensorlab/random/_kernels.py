@@ -124,7 +124,8 @@ def normal(g, n: int, dt, mean: float, std: float, contiguous: bool) -> np.ndarr
     uniforms first, Box-Muller per block of 16, the last 16 positions redrawn and redone when
     ``n % 16``); fewer, or strided ones, through :func:`normal_scalar`."""
     if n < 16 or not contiguous:
-        return normal_scalar(g, n, mean, std).astype(dt.np)
+        v = normal_scalar(g, n, mean, std)
+        return (v.astype(f32) if dt.np == np.float16 else v).astype(dt.np)
     fill = _avx2.normal_fill_16 if AVX2 else _fill_16_f32_default
     if dt.np == np.float64:
         draw, fill = g._u53, _fill_16_f64
@@ -212,9 +213,9 @@ def bernoulli_tensor(g, p: np.ndarray) -> np.ndarray:
 
 
 def exponential(g, n: int, lambd: float) -> np.ndarray:
-    """``exponential_(λ)``: ``-log1p(-U53) / λ`` (float64, cast by the caller)."""
+    """``exponential_(λ)``: ``(-1 / λ) * log1p(-U53)`` (float64, cast by the caller)."""
     u = g._u53(n).tolist()
-    return -np.fromiter(map(math.log1p, (-v for v in u)), f64, n) / lambd
+    return (-1.0 / lambd) * np.fromiter(map(math.log1p, (-v for v in u)), f64, n)
 
 
 def cauchy(g, n: int, median: float, sigma: float) -> np.ndarray:
