@@ -341,9 +341,7 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     else:  # empty_like keeps a dense layout; fill in the input's memory order
         _in_order(result._np(), input)[...] = draws.reshape(_in_order(input._np(), input).shape)
 
-    return _into_out(
-        "bernoulli", result, out
-    )
+    return _into_out("bernoulli", result, out)
 
 
 @tensor_method("multinomial")

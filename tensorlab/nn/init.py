@@ -135,7 +135,9 @@ def trunc_normal_(tensor: Tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=No
         while pending.any():
             c = fresh(_fill_uniform, a, b)
             result = np.where(pending, c, result)
-            pending = np.where(pending, np.log(fresh(_fill_uniform, 0.0, 1.0)) > log_pdf(c), pending)
+            pending = np.where(
+                pending, np.log(fresh(_fill_uniform, 0.0, 1.0)) > log_pdf(c), pending
+            )
     return _write(tensor, result)
 
 

@@ -185,17 +185,68 @@ def random_full(g, n: int, dt) -> np.ndarray:
 
 
 def randperm(g, n: int) -> np.ndarray:
-    """``randperm_cpu``: from the identity, swap ``i`` with ``i + random() % (n - i)`` for
-    ``i < n - 1`` (n < 2^32 / 20)."""
+    """``randperm_cpu``: from the identity, swap ``i`` with ``z_i = i + random() % (n - i)`` for
+    ``i = 0 .. n-2`` in turn (n < 2^32 / 20), computed without the sequential loop: see
+    :func:`_apply_swaps`."""
     if n >= (2**32 - 1) // 20:
         raise RuntimeError("randperm: n too large for tensorlab")
-    r = list(range(n))
-    if n > 1:
-        idx = np.arange(n - 1, dtype=np.uint64)
-        z = (g._words(n - 1) % (np.uint64(n) - idx) + idx).tolist()
-        for i, j in enumerate(z):
-            r[i], r[j] = r[j], r[i]
-    return np.array(r, dtype=np.int64)
+    if n <= 1:
+        return np.arange(n, dtype=np.int64)
+    i = np.arange(n - 1, dtype=np.int64)
+    z = _mod(g._words(n - 1).astype(np.int64), n - i) + i
+    return _apply_swaps(z.astype(np.int32), n).astype(np.int64)
+
+
+def _mod(w: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """``w % d`` for 0 <= w < 2^32, 0 < d < 2^32 (int64): a float64 quotient (off by at most
+    one, then corrected), faster than numpy's integer division."""
+    q = np.floor(w / d).astype(np.int64)
+    r = w - q * d
+    r += np.where(r < 0, d, 0)
+    r -= np.where(r >= d, d, 0)
+    return r
+
+
+def _apply_swaps(z: np.ndarray, n: int) -> np.ndarray:
+    """The result of ``for i: r[i], r[z[i]] = r[z[i]], r[i]`` on ``r = arange(n)`` (``z[i] >= i``).
+
+    Position ``i`` is final after step ``i``, and takes what position ``z_i`` held then: the
+    value step ``k`` moved there (the last ``k < i`` with ``z_k = z_i``), which is what position
+    ``k`` held before step ``k``; or ``z_i`` itself if no step touched it. "What position ``p``
+    held before step ``p``" follows a chain of such steps back to an untouched position; the
+    chains are resolved by pointer jumping. Every step is a numpy pass (a sort groups the steps
+    by ``z``)."""
+    m = n - 1
+    key = z.astype(np.int64) * n + np.arange(m, dtype=np.int64)
+    key.sort()  # by z, then by step: a plain sort of distinct keys (numpy's SIMD sort)
+    zs64 = key // n
+    order = (key - zs64 * n).astype(np.int32)
+    zs = zs64.astype(np.int32)
+    same = np.empty(m, dtype=bool)  # the step before in sorted order has the same z
+    same[0] = False
+    np.equal(zs[1:], zs[:-1], out=same[1:])
+    before = np.empty(m, dtype=np.int32)  # that step (valid where ``same``)
+    before[0] = -1
+    before[1:] = order[:-1]
+    prev = np.full(m, -1, dtype=np.int32)  # per step: the last earlier step with the same z
+    prev[order[same]] = before[same]
+    last = np.ones(m, dtype=bool)
+    np.not_equal(zs[1:], zs[:-1], out=last[:-1])
+    # per position p: the last step k < p with z_k = p (the last of p's group, or the one before
+    # it when that is step p itself)
+    cand = np.where(order == zs, np.where(same, before, -1), order)
+    held = np.arange(n, dtype=np.int32)
+    sel = last & (cand >= 0)
+    held[zs[sel]] = cand[sel]
+    while True:  # pointer jumping: follow each chain to its untouched start
+        nxt = held[held]
+        if np.array_equal(nxt, held):
+            break
+        held = nxt
+    r = np.empty(n, dtype=np.int32)
+    r[:m] = np.where(prev >= 0, held[np.maximum(prev, 0)], z)
+    r[m] = held[m]
+    return r
 
 
 # ---------------------------------------------------------------------------- others
