@@ -30,11 +30,24 @@ def _cpu_has_avx2() -> bool:
         with open("/proc/cpuinfo") as f:
             info = f.read(1 << 16)
     except OSError:
-        return True
+        import platform
+
+        return platform.machine().lower() in ("x86_64", "amd64")
     return " avx2" in info and " fma" in info
 
 
-AVX2 = _cpu_has_avx2()
+AVX2 = _cpu_has_avx2()  # torch's AVX2/AVX512 kernels, compiled with fused multiply-adds
+
+
+def _madd(a, b, c, dtype) -> np.ndarray:
+    """``a * b + c`` as torch's kernels compute it: fused on AVX2 builds, two roundings else."""
+    if dtype == np.float64:
+        if AVX2:
+            return fma64(a, b, c)
+        return np.asarray(a, f64) * b + c
+    if AVX2:
+        return _avx2.fma32(a, b, c)
+    return (np.asarray(a, f32) * f32(b)).astype(f32) + f32(c)
 
 
 def fma64(a, b, c) -> np.ndarray:
@@ -65,11 +78,11 @@ def uniform(g, n: int, dt, low: float, high: float) -> np.ndarray:
     and d = 53."""
     if dt.np == np.float64:
         x = g._u53(n)
-        return x if (low, high) == (0.0, 1.0) else fma64(x, high - low, low)
+        return x if (low, high) == (0.0, 1.0) else _madd(x, high - low, low, f64)
     lo, hi = np.asarray(low).astype(dt.np).astype(f32), np.asarray(high).astype(dt.np).astype(f32)
     x = g._u24(n)
     if (lo, hi) != (0.0, 1.0):
-        x = _avx2.fma32(x, hi - lo, lo)
+        x = _madd(x, hi - lo, lo, f32)
     v = x.astype(dt.np)
     if (v == hi).any():  # rounded up to ``to``: PyTorch gives ``from`` there
         v[v == hi] = lo
@@ -100,7 +113,7 @@ def normal_scalar(g, n: int, mean: float, std: float) -> np.ndarray:
                 g._normal = s
             i += 2
     if (mean, std) != (0.0, 1.0):
-        out = fma64(out, std, mean)
+        out = _madd(out, std, mean, f64)
     return out
 
 
@@ -114,8 +127,8 @@ def _fill_16_f64(d: np.ndarray, mean: float, std: float) -> np.ndarray:
     c = np.fromiter(map(math.cos, theta), f64, len(theta))
     s = np.fromiter(map(math.sin, theta), f64, len(theta))
     out = np.empty_like(d)
-    out[:, :8] = fma64(radius * c, std, mean).reshape(-1, 8)
-    out[:, 8:] = fma64(radius * s, std, mean).reshape(-1, 8)
+    out[:, :8] = _madd(radius * c, std, mean, f64).reshape(-1, 8)
+    out[:, 8:] = _madd(radius * s, std, mean, f64).reshape(-1, 8)
     return out
 
 
@@ -155,8 +168,8 @@ def _fill_16_f32_default(d: np.ndarray, mean, std) -> np.ndarray:
     radius = np.sqrt(f32(-2) * np.log(u1).astype(f32))
     theta = (f64(2.0 * math.pi) * d[:, 8:]).astype(f32).astype(f64)
     out = np.empty_like(d)
-    out[:, :8] = _avx2.fma32(radius * np.cos(theta).astype(f32), f32(std), f32(mean))
-    out[:, 8:] = _avx2.fma32(radius * np.sin(theta).astype(f32), f32(std), f32(mean))
+    out[:, :8] = _madd(radius * np.cos(theta).astype(f32), std, mean, f32)
+    out[:, 8:] = _madd(radius * np.sin(theta).astype(f32), std, mean, f32)
     return out
 
 
@@ -273,7 +286,7 @@ def cauchy(g, n: int, median: float, sigma: float) -> np.ndarray:
     """``cauchy_``: ``median + sigma * tan(π (U53 - 0.5))``."""
     u = g._u53(n).tolist()
     t = np.fromiter((math.tan(math.pi * (v - 0.5)) for v in u), f64, n)
-    return fma64(sigma, t, median)
+    return _madd(t, sigma, median, f64)
 
 
 def log_normal(g, n: int, mean: float, std: float) -> np.ndarray:
