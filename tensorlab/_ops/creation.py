@@ -835,27 +835,41 @@ def _random(name, args, size, draw, generator, dtype, out, requires_grad, defaul
         raise _invalid_combination(name, args)
     shape = _shape_arg(_size_arg(args, size, name), name)
     d = _out_dtype(name, dtype, out, default or D.get_default_dtype())
-    t = draw(Tensor._from_array(np.empty(shape, d.np), d), _gen(generator))
+    n = math.prod(shape)
+    values = draw(n, d, _gen(generator), None).reshape(shape)  # a fresh, contiguous tensor
+    t = Tensor._from_array(values.astype(d.np, copy=False), d)
     return _finish(_into_out(name, t, out), requires_grad)
 
 
-def _uniform01(t, g):
-    from .distributions import _fill_uniform
+# The draws of the random factories, PyTorch's kernels (``random/_kernels.py``):
+# ``draw(n, dtype, generator, like)`` gives ``n`` values in fill order; ``like`` is the tensor
+# filled (for its layout), or None for a fresh contiguous one.
+def _float_kernel(d, kernel: str) -> None:
+    if not d.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.SCALAR_NAME[d.name]}'")
 
-    return _fill_uniform(t, 0.0, 1.0, g)
+
+def _uniform01(n, d, g, like):
+    from ..random._kernels import uniform
+
+    _float_kernel(d, "check_uniform_bounds")
+    return uniform(g, n, d, 0.0, 1.0)
 
 
-def _normal01(t, g):
-    from .distributions import _fill_normal
+def _normal01(n, d, g, like):
+    from ..random._kernels import normal
 
-    return _fill_normal(t, 0.0, 1.0, g)
+    _float_kernel(d, "normal_kernel_cpu")
+    return normal(g, n, d, 0.0, 1.0, like is None or like.is_contiguous())
 
 
 def _ints(low: int, high: int):
-    def draw(t, g):
-        from .distributions import _fill_int
+    def draw(n, d, g, like):
+        from ..random._kernels import int_from_to
+        from .distributions import _check_range
 
-        return _fill_int(t, int(low), int(high), g)
+        _check_range(int(low), int(high), d)
+        return int_from_to(g, n, int(low), int(high))
 
     return draw
 
@@ -974,11 +988,13 @@ def _random_like(
     name, input, draw, generator, dtype, layout, device, pin_memory, requires_grad, memory_format
 ):
     t = _like(input, name, dtype, device, layout, pin_memory, memory_format)
-    return _finish(draw(t, _gen(generator)), requires_grad)
+    from .distributions import _put
+
+    return _finish(_put(t, draw(t.numel(), t.dtype, _gen(generator), t)), requires_grad)
 
 
 def _random_like_fn(name: str, draw, what: str):
-    """``rand_like``/``randn_like``: ``draw(tensor, generator)`` into a tensor laid out like
+    """``rand_like``/``randn_like``: ``draw(...)`` into a tensor laid out like
     ``input`` (PyTorch's ``preserve_format``)."""
 
     def fn(

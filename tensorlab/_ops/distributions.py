@@ -97,7 +97,25 @@ def _fill_normal(t: Tensor, mean=0.0, std=1.0, generator=None) -> Tensor:
 
 
 def _fill_int(t: Tensor, low: int, high: int, generator=None) -> Tensor:
+    _check_range(low, high, t.dtype)
     return _put(t, K.int_from_to(_gen(generator), t.numel(), low, high))
+
+
+def _check_range(low: int, high: int, dt: D.dtype) -> None:
+    """``random_(from, to)``'s check that ``from`` and ``to - 1`` fit the dtype."""
+    if dt is D.bool_:
+        lo, hi = 0, 1
+    elif dt.is_floating_point:
+        info = np.finfo(dt.np)
+        lo, hi = -float(info.max), float(info.max)
+    else:
+        info = np.iinfo(dt.np)
+        lo, hi = int(info.min), int(info.max)
+    name = D.TYPE_NAME[dt.name]
+    if not lo <= low <= hi:
+        raise RuntimeError(f"from is out of bounds for {name}")
+    if not lo <= high - 1 <= hi:
+        raise RuntimeError(f"to - 1 is out of bounds for {name}")
 
 
 def _fill_bernoulli(t: Tensor, p: float, generator=None) -> Tensor:

@@ -127,7 +127,11 @@ class Generator:
 
     def _u24(self, n: int) -> np.ndarray:
         """``n`` float32 uniforms on [0, 1): 24 bits of one word each."""
-        return (self._words(n) & np.uint64(0xFFFFFF)).astype(np.float32) * np.float32(2**-24)
+        x = self._words(n).astype(np.uint32)
+        x &= np.uint32(0xFFFFFF)
+        r = x.astype(np.float32)
+        r *= np.float32(2**-24)
+        return r
 
     def _u53(self, n: int) -> np.ndarray:
         """``n`` float64 uniforms on [0, 1): 53 bits of a 64-bit draw each."""

@@ -81,10 +81,11 @@ def uniform(g, n: int, dt, low: float, high: float) -> np.ndarray:
         return x if (low, high) == (0.0, 1.0) else _madd(x, high - low, low, f64)
     lo, hi = np.asarray(low).astype(dt.np).astype(f32), np.asarray(high).astype(dt.np).astype(f32)
     x = g._u24(n)
-    if (lo, hi) != (0.0, 1.0):
+    unit = (lo, hi) == (0.0, 1.0)
+    if not unit:
         x = _madd(x, hi - lo, lo, f32)
-    v = x.astype(dt.np)
-    if (v == hi).any():  # rounded up to ``to``: PyTorch gives ``from`` there
+    v = x.astype(dt.np, copy=False)
+    if (not unit or dt.np != f32) and (v == hi).any():  # rounded up to ``to``: ``from`` there
         v[v == hi] = lo
     return v
 
@@ -178,7 +179,13 @@ def int_from_to(g, n: int, low: int, high: int) -> np.ndarray:
     """``random_(from, to)``/``randint``: ``v % (to - from) + from`` with 64-bit draws for a range
     of at least 2^28, else one word each; int64 values (cast by the caller)."""
     rng = high - low
-    v = g._words64(n) if rng >= _NEED_64 else g._words(n)
+    if rng < _NEED_64:  # one word each: 32-bit arithmetic
+        v = g._words(n).astype(np.uint32)
+        v %= np.uint32(rng)
+        out = v.astype(np.int64)
+        out += low
+        return out
+    v = g._words64(n)
     if rng >= 2**64:  # random_(-2**63, None) on int64: the 64 bits as they come
         return v.view(np.int64)
     return (v % np.uint64(rng)).astype(np.int64) + np.int64(low)

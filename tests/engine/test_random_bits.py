@@ -298,3 +298,28 @@ def test_default_generator_paths_are_torchs(torch):
     torch.manual_seed(0)
     tl.manual_seed(0)
     assert torch.randn(3, 4).tolist() == tl.randn(3, 4).tolist()
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "lib.randn(3, dtype=lib.int64)",
+        "lib.rand(2, dtype=lib.bool)",
+        "lib.randn_like(lib.zeros(3, dtype=lib.int64))",
+        "lib.randint(0, 5, (3,), dtype=lib.bool)",
+        "lib.randint(0, 300, (2,), dtype=lib.uint8)",
+        "lib.randint(-1, 5, (2,), dtype=lib.uint8)",
+        "lib.randint(0, 2**17, (2,), dtype=lib.float16)",
+        "lib.randint(0, 2**40, (2,), dtype=lib.int32)",
+        "lib.empty(2, dtype=lib.int16).random_(0, 2**16)",
+    ],
+)
+def test_bad_dtypes_and_ranges_raise_before_drawing(torch, expr):
+    from helpers import raises_same
+
+    torch.manual_seed(0)
+    tl.manual_seed(0)
+    with pytest.raises(Exception):  # noqa: B017, PT011 - which one: raises_same checks
+        eval(expr, {"lib": torch})
+    raises_same(lambda: eval(expr, {"lib": tl}), lambda: eval(expr, {"lib": torch}))
+    assert np.array_equal(torch.get_rng_state().numpy(), tl.get_rng_state().numpy())
