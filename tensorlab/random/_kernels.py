@@ -72,6 +72,17 @@ def fma64(a, b, c) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- uniform
+def _exact_in_f64(width, lo, hi) -> bool:
+    """Whether ``x * width + lo`` (x a multiple of 2^-24 in [0, 1), all float32) is exact in
+    float64: the product's last bit is at least 2^-24 ulp(width)/2^23, the sum below
+    2 max(|lo|, |hi|); at most 52 bits apart, one float64 rounding is the exact sum."""
+    width, top = float(width), 2.0 * max(abs(float(lo)), abs(float(hi)))
+    if width == 0 or top == 0 or not math.isfinite(width * top):
+        return False
+    last = math.frexp(width)[1] - 24 - 24  # exponent of the product's lowest possible bit
+    return math.frexp(top)[1] - last <= 52
+
+
 def uniform(g, n: int, dt, low: float, high: float) -> np.ndarray:
     """``uniform_real_distribution``: ``(v & (2^d - 1)) * 2^-d * (to - from) + from`` (fused);
     float32/float16 use one word and d = 24 (float16 computed in float), float64 uses 64 bits
@@ -82,7 +93,11 @@ def uniform(g, n: int, dt, low: float, high: float) -> np.ndarray:
     lo, hi = np.asarray(low).astype(dt.np).astype(f32), np.asarray(high).astype(dt.np).astype(f32)
     x = g._u24(n)
     unit = (lo, hi) == (0.0, 1.0)
-    if not unit:
+    if not unit and AVX2 and _exact_in_f64(hi - lo, lo, hi):
+        t = np.multiply(x, float(hi - lo), dtype=f64)  # the fused step, exact in float64
+        t += float(lo)
+        x = t.astype(f32)
+    elif not unit:
         x = _madd(x, hi - lo, lo, f32)
     v = x.astype(dt.np, copy=False)
     if (not unit or dt.np != f32) and (v == hi).any():  # rounded up to ``to``: ``from`` there
