@@ -114,10 +114,11 @@ def sincos256(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     z = x * x
     z64 = z.astype(np.float64)
     yc = fma32(fma32(z64, float(_COS[0]), _COS[1]), z64, _COS[2]) * z
-    yc = fma32(yc, z64, -(z * f32(0.5)))
+    yc = fma32(yc, z64, z64 * -0.5)  # the kernel's y * z - z * 0.5 (z * 0.5 is exact)
     yc += f32(1)
     ys = fma32(fma32(z64, float(_SIN[0]), _SIN[1]), z64, _SIN[2]) * z
-    ys = fma32(ys, x, x)
+    x64 = x.astype(np.float64)
+    ys = fma32(ys, x64, x64)
     # the kernel's selection by masks and sign flips by xor, on the bits (np.where is slow)
     mask = ((j & 2) >> 1) - 1  # all ones where the first polynomial gives the sine
     diff = ys.view(np.int32) ^ yc.view(np.int32)
