@@ -32,18 +32,8 @@ from ._dtype import (
     set_default_dtype,
     uint8,
 )
-from ._ops.copies import cat, concat, concatenate, hstack, stack, vstack
 from ._ops.creation import (
-    BoolTensor,
-    ByteTensor,
-    CharTensor,
-    DoubleTensor,
-    FloatTensor,
     Generator,
-    HalfTensor,
-    IntTensor,
-    LongTensor,
-    ShortTensor,
     arange,
     as_tensor,
     asarray,
@@ -70,17 +60,27 @@ from ._ops.creation import (
     seed,
     set_rng_state,
     tensor,
-    tensortype,
     zeros,
     zeros_like,
+)
+from ._ops.tensor_new import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    tensortype,
 )
 from ._storage import UntypedStorage
 from ._tensor import MODULE_FUNCTIONS as _MODULE_FUNCTIONS
 from ._tensor import Size, Tensor, contiguous_format, is_tensor, memory_format, preserve_format
 from ._tensor import channels_last as channels_last
 from ._tensor import channels_last_3d as channels_last_3d
-
-__version__ = "0.1.0"
+from ._version import __version__
 
 half = float16
 float = float32
@@ -212,18 +212,32 @@ _LAZY = {
     "accelerator": ("tensorlab.accelerator", None),
     "backends": ("tensorlab.backends", None),
     "utils": ("tensorlab.utils", None),
+    "explain": ("tensorlab.explain", None),
     "explain_view": ("tensorlab.explain", "explain_view"),
-    "explain_conv": ("tensorlab._explain_conv", "explain_conv"),
-    "explain_conv_matmul": ("tensorlab._explain_conv", "explain_conv_matmul"),
-    "explain_conv_transpose": ("tensorlab._explain_conv", "explain_conv_transpose"),
+    "explain_unfold": ("tensorlab.explain", "explain_unfold"),
+    "explain_as_strided": ("tensorlab.explain", "explain_as_strided"),
+    "explain_im2col": ("tensorlab.explain", "explain_im2col"),
+    "explain_conv": ("tensorlab.explain", "explain_conv"),
+    "explain_conv_matmul": ("tensorlab.explain", "explain_conv_matmul"),
+    "explain_conv_transpose": ("tensorlab.explain", "explain_conv_transpose"),
+    "explain_errors": ("tensorlab.explain", "explain_errors"),
+    "load_ipython_extension": ("tensorlab.explain.errors", "load_ipython_extension"),
+    "unload_ipython_extension": ("tensorlab.explain.errors", "unload_ipython_extension"),
+    "interop": ("tensorlab.interop", None),
+    "from_torch": ("tensorlab.interop", "from_torch"),
+    "to_torch": ("tensorlab.interop", "to_torch"),
     "check": ("tensorlab.grading", "check"),
     "set_printoptions": ("tensorlab._printing", "set_printoptions"),
     "no_grad": ("tensorlab.autograd", "no_grad"),
     "enable_grad": ("tensorlab.autograd", "enable_grad"),
     "is_grad_enabled": ("tensorlab.autograd", "is_grad_enabled"),
     "set_grad_enabled": ("tensorlab.autograd", "set_grad_enabled"),
+    "save": ("tensorlab.serialization", "save"),  # torch's zip format (pickle, zipfile: lazy)
+    "load": ("tensorlab.serialization", "load"),
+    "serialization": ("tensorlab.serialization", None),
     "softmax": ("tensorlab.nn._functional.activation", "torch_softmax"),
     "log_softmax": ("tensorlab.nn._functional.activation", "torch_log_softmax"),
+    "profiler": ("tensorlab.profiler", None),
 }
 
 

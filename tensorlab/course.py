@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -202,6 +203,21 @@ LAB_OVERRIDES = {
 }
 # The first open shows a file browser wide enough for the lesson names (a share of the window).
 FILE_BROWSER_SHARE = 0.24
+# A collapsed output (a "Predict, then run" cell) shows JupyterLab's placeholder, which previews
+# the output's first line: often the answer. This course's custom.css (served to this course's
+# JupyterLab only, with --LabApp.custom_css) replaces the preview by a reminder; a click still
+# opens the output.
+COLLAPSED_OUTPUT_CSS = """\
+/* tensorlab: a collapsed output shows no preview of its first line (predict first) */
+.jp-OutputPlaceholder .jp-PlaceholderText {
+  display: none !important;
+}
+.jp-OutputPlaceholder .jp-Placeholder-contentContainer::before {
+  content: "output hidden: predict, then click to show it";
+  font-style: italic;
+  opacity: 0.7;
+}
+"""
 ROOT_NOTE = "running as root: passing --allow-root to JupyterLab"
 
 
@@ -228,7 +244,8 @@ def lab_settings(dest: Path) -> dict[str, Path]:
     ``settings/overrides.json`` (served as *defaults*: the learner's user settings still win)
     merges JupyterLab's own application ``overrides.json`` (if any) with :data:`LAB_OVERRIDES`;
     ``workspaces/`` gets a first layout with a wide file browser, written only when absent (later
-    the learner's own layout of this course is saved there). Nothing outside ``dest`` is touched.
+    the learner's own layout of this course is saved there); ``custom/custom.css`` hides the
+    preview of a collapsed output. Nothing outside ``dest`` is touched.
     """
     base = Path(dest) / LAB_DIR
     settings, workspaces = base / "settings", base / "workspaces"
@@ -250,10 +267,12 @@ def lab_settings(dest: Path) -> dict[str, Path]:
     for plugin, values in LAB_OVERRIDES.items():
         overrides.setdefault(plugin, {}).update(values)
     (settings / "overrides.json").write_text(json.dumps(overrides, indent=1) + "\n", "utf-8")
+    custom = _write_custom_css(base / "custom")
+    paths = {"settings": settings, "workspaces": workspaces, "custom": custom}
     try:
         from jupyterlab_server.workspaces_handler import WORKSPACE_EXTENSION, slugify
     except ImportError:  # pragma: no cover - JupyterLab is a dependency
-        return {"settings": settings, "workspaces": workspaces}
+        return paths
     first = workspaces / (slugify("default") + WORKSPACE_EXTENSION)
     if not first.exists():
         share = FILE_BROWSER_SHARE
@@ -263,7 +282,27 @@ def lab_settings(dest: Path) -> dict[str, Path]:
         }
         workspace = {"data": {"layout-restorer:data": layout}, "metadata": {"id": "default"}}
         first.write_text(json.dumps(workspace, indent=1) + "\n", encoding="utf-8")
-    return {"settings": settings, "workspaces": workspaces}
+    return paths
+
+
+def _learner_custom_css() -> str:
+    """The learner's own ``custom.css`` (Jupyter's config folder), which ours must not hide."""
+    try:
+        from jupyter_core.paths import jupyter_config_dir
+
+        return (Path(jupyter_config_dir()) / "custom" / "custom.css").read_text(encoding="utf-8")
+    except (ImportError, OSError, UnicodeDecodeError):
+        return ""
+
+
+def _write_custom_css(folder: Path) -> Path:
+    """``folder/custom.css``: :data:`COLLAPSED_OUTPUT_CSS`, then the learner's own custom.css
+    (JupyterLab serves one custom.css: the first found on its search path, here ours)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    own = _learner_custom_css()
+    text = COLLAPSED_OUTPUT_CSS + (f"\n/* your own custom.css */\n{own}" if own.strip() else "")
+    (folder / "custom.css").write_text(text, encoding="utf-8")
+    return folder
 
 
 def lab_command(
@@ -285,6 +324,8 @@ def lab_command(
     else:
         cmd.append(f"--LabApp.app_settings_dir={lab['settings']}")
         cmd.append(f"--LabApp.workspaces_dir={lab['workspaces']}")
+        cmd.append("--LabApp.custom_css=True")
+        cmd.append(f"--ServerApp.tornado_settings=static_custom_path={lab['custom']}")
     if port is not None:
         cmd.append(f"--port={port}")
     if no_browser:
@@ -293,6 +334,78 @@ def lab_command(
         print(ROOT_NOTE, flush=True)
         cmd.append("--allow-root")
     return [*cmd, *extra]
+
+
+def _lab_ip(extra: list[str]) -> str:
+    """The address JupyterLab will listen on (``--ip``/``--ServerApp.ip`` after ``--``)."""
+    ip = "localhost"
+    for a in extra:
+        for flag in ("--ip=", "--ServerApp.ip=", "--NotebookApp.ip="):
+            if a.startswith(flag):
+                ip = a[len(flag) :]
+    return "127.0.0.1" if ip in ("localhost", "") else ip
+
+
+def _browser_found() -> bool:
+    import webbrowser
+
+    try:
+        webbrowser.get()
+    except webbrowser.Error:
+        return False
+    return True
+
+
+def lab_preflight(
+    dest: Path, *, port: int | None = None, no_browser: bool = False, extra: list[str] = ()
+) -> str | None:
+    """Why JupyterLab cannot start here, as one line that says what to do; None when it can.
+
+    Checked before JupyterLab replaces this process: the course folder must be writable (your
+    answers are saved there), JupyterLab's runtime folder too, a ``--port`` you name must be
+    free (JupyterLab would silently take another), and a browser must exist unless
+    ``--no-browser``.
+    """
+    dest = Path(dest)
+    if not os.access(dest, os.W_OK):
+        return (
+            f"{dest} is read-only, so your work could not be saved there: "
+            "name a folder you can write, `tensorlab start DIR`"
+        )
+    try:
+        from jupyter_core.paths import jupyter_runtime_dir
+
+        runtime = Path(jupyter_runtime_dir())
+        runtime.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=runtime):
+            pass
+    except ImportError:  # pragma: no cover - jupyter_core comes with JupyterLab
+        pass
+    except OSError as e:
+        return (
+            f"JupyterLab cannot write its runtime folder {runtime} ({e.strerror or e}): "
+            "set JUPYTER_RUNTIME_DIR to a folder you can write"
+        )
+    if port is not None:
+        import socket
+
+        with socket.socket(socket.AF_INET6 if ":" in _lab_ip(extra) else socket.AF_INET) as sock:
+            try:
+                sock.bind((_lab_ip(list(extra)), port))
+            except OSError as e:
+                return (
+                    f"port {port} cannot be used ({e.strerror or e}): choose another with "
+                    "--port N, or leave --port out and JupyterLab picks a free one"
+                )
+    gives_no_browser = any(
+        a == "--no-browser" or a.lower().startswith("--serverapp.open_browser") for a in extra
+    )
+    if not no_browser and not gives_no_browser and not _browser_found():
+        return (
+            "no web browser found on this machine: run `tensorlab start --no-browser` and open "
+            "the address JupyterLab prints (from another machine, through an SSH tunnel)"
+        )
+    return None
 
 
 def run_lab(cmd: list[str], cwd: Path) -> int:

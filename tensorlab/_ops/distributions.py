@@ -18,11 +18,12 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, check_inplace, module_function, tensor_method
+from .._tensor import Tensor, check_inplace
 from ..autograd.graph import Node, differentiable
 from ..autograd.views import inplace_differentiable
 from ..random import _gen
 from ..random import _kernels as K
+from .native_functions import module_function, tensor_method
 
 
 class RandomBackward(Node):

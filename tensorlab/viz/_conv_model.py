@@ -14,6 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..interop import accepts_torch
 from ..nn._conv_kernels import conv_out_size, pad_source_index
 from ._numbers import snap_zero
 
@@ -264,6 +265,7 @@ def _int_at_least(v, lo: int, what: str) -> int:
     return int(v)
 
 
+@accepts_torch
 def conv_model(
     image,
     kernel,

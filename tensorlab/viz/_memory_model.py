@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..interop import accepts_torch
+
 METHODS = frozenset(
     "transpose permute t view reshape expand contiguous clone flatten unflatten unsqueeze "
     "squeeze narrow select flip swapaxes swapdims movedim moveaxis repeat detach".split()
@@ -310,6 +312,7 @@ def _storage_key(t) -> int:
     return t.untyped_storage().data_ptr()
 
 
+@accepts_torch
 def memory_model(
     x=None,
     chain: str | list[Op] = "",

@@ -12,6 +12,7 @@ from matplotlib import colors as mcolors
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
+from ..interop import accepts_torch
 from ._conv_model import ConvModel, conv_model, copy_links
 from ._draw import (
     ERROR,
@@ -324,6 +325,7 @@ class ConvScene:
         page.stack_down(lines, PAD, top + max(h for _, h in sizes) + 2 * TEXT_GAP, TEXT_GAP)
 
 
+@accepts_torch(layer="conv")
 def conv_figure(
     image,
     kernel,
@@ -337,7 +339,10 @@ def conv_figure(
 ) -> Figure:
     """A new figure showing one output cell of ``conv2d`` on ``image`` with ``kernel``.
 
-    Same arguments as :func:`tensorlab.viz._conv_model.conv_model`; raises its errors.
+    Same arguments as :func:`tensorlab.viz._conv_model.conv_model`; raises its errors. ``image``
+    and ``kernel`` may be torch tensors; ``kernel`` may be a conv layer with one input and one
+    output channel (``torch.nn``'s or tensorlab's), which also gives padding, mode, stride and
+    dilation.
     """
     model = conv_model(
         image,
@@ -356,6 +361,7 @@ def conv_figure(
     return scene.figure
 
 
+@accepts_torch
 def conv_window(
     x, w, i: int = 0, j: int = 0, *, padding: int = 0, mode: str = "zeros", **kwargs
 ) -> Figure:

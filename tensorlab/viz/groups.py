@@ -13,6 +13,7 @@ from matplotlib import colors as mcolors
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
+from ..interop import accepts_torch
 from ._draw import (
     ERROR,
     FIGURE_WIDTH,
@@ -306,8 +307,12 @@ class GroupsScene:
         self.code_text.set(m.code())
 
 
+@accepts_torch(layer="any")
 def groups_figure(in_channels: int, out_channels: int, groups: int = 1, kernel_size=3) -> Figure:
     """A new figure of ``nn.Conv2d(in, out, k, groups=g)``'s connections and weight blocks.
+
+    ``groups_figure(layer)`` reads the four settings from a conv layer (``torch.nn``'s or
+    tensorlab's).
 
     An illegal configuration draws the channels and PyTorch's error message instead of raising.
     """

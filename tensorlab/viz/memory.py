@@ -15,6 +15,7 @@ from matplotlib import colors as mcolors
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
 
+from ..interop import accepts_torch
 from ._draw import (
     COVERED,
     ERROR,
@@ -410,6 +411,7 @@ def _write_note(m: MemoryModel) -> str:
     )
 
 
+@accepts_torch
 def memory_figure(
     x=None,
     chain: str = "",
@@ -421,7 +423,8 @@ def memory_figure(
 ) -> Figure:
     """A new figure of ``x`` (default ``arange(n).view(shape)``) and the ops in ``chain``.
 
-    Same arguments as :func:`tensorlab.viz._memory_model.memory_model`; ``x`` is never modified.
+    Same arguments as :func:`tensorlab.viz._memory_model.memory_model`; ``x`` (a tensorlab or torch
+    tensor) is never modified.
     """
     scene = MemoryScene()
     scene.update(

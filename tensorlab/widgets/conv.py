@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
+from ..interop import accepts_torch
 from ..viz._conv_model import (
     IMAGE_PRESETS,
     KERNEL_PRESETS,
@@ -43,6 +44,7 @@ class ConvExplorer(Explorer):
     ``padding_mode``, ``stride``, ``dilation``, ``operation``.
     """
 
+    @accepts_torch(layer="conv")
     def __init__(
         self,
         image=None,

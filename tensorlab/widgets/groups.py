@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
+from ..interop import accepts_torch
 from ..viz._groups_model import PRESETS, groups_model
 from ..viz.groups import GroupsScene
 from ._base import Explorer
@@ -27,6 +28,7 @@ class GroupsExplorer(Explorer):
     When groups does not divide the channel counts the figure shows PyTorch's ``ValueError`` text.
     """
 
+    @accepts_torch(layer="any")
     def __init__(
         self,
         in_channels: int = 4,

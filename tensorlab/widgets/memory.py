@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
+from ..interop import accepts_torch
 from ..viz._axes_model import parse_shape
 from ..viz._memory_model import PRESETS, memory_model
 from ..viz.memory import MemoryScene
@@ -37,6 +38,7 @@ class MemoryExplorer(Explorer):
     ``MemoryExplorer(t, ".T; .contiguous()")`` starts from a private copy of tensor ``t``.
     """
 
+    @accepts_torch
     def __init__(self, x=None, chain: str = ".T", *, shape=(2, 5), display: str = "auto"):
         super().__init__(MemoryScene(), display=display)
         self._x = x

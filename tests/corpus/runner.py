@@ -32,6 +32,9 @@ ALIASES = (
     "torch.utils",
     "torch.utils.data",
     "torch.autograd",
+    "torch.autograd.profiler",
+    "torch.nn.utils",
+    "torch.profiler",
     "torch.functional",
     "torch.linalg",
 )
@@ -141,12 +144,28 @@ def summarize(obj, depth: int = 0):
     return ("object", cls.__name__)
 
 
+@contextlib.contextmanager
+def _in_scratch_folder():
+    """Programs that write files (``torch.save(x, 'tensor.pt')``) write them in a scratch
+    folder that is removed afterwards, never in the repository."""
+    import os
+    import tempfile
+
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="tensorlab-corpus-") as scratch:
+        os.chdir(scratch)
+        try:
+            yield scratch
+        finally:
+            os.chdir(here)
+
+
 def run(source_steps: list[str], lib_name: str, seed: int = 0) -> Run:
     """Execute the steps in one namespace with ``torch`` = ``lib_name``; record each step."""
     import importlib
 
     out = Run()
-    with torch_is(lib_name):
+    with _in_scratch_folder(), torch_is(lib_name):
         lib = importlib.import_module("tensorlab" if lib_name == "tensorlab" else "torch")
         lib.manual_seed(seed)
         ns: dict = {"__name__": "__corpus__"}

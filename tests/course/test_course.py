@@ -151,6 +151,57 @@ COVERAGE = [
         "16_tiny_cnn",
         ["nn.CrossEntropyLoss()", "optim.Adam", "backward()", "learned", "feature maps"],
     ),
+    # issue 24: why convolution at all, and going back up without checkerboards
+    (
+        "locality and weight sharing: a conv is a sparse matrix with repeated entries",
+        "17_why_convolution",
+        ["torch.eye(144)", "locality", "weight sharing", "nn.Linear(144, 6 * 144)"],
+    ),
+    (
+        "translation equivariance: shift with torch.roll, the feature map shifts, pooling",
+        "17_why_convolution",
+        ["torch.roll(", "mode='circular'", "equivariant", "shifts=(s // 2, s // 2)"],
+    ),
+    (
+        "a CNN against an MLP with as many parameters on lesson 16's bars",
+        "17_why_convolution",
+        ["def make_bars", "def make_mlp", "the CNN beats the MLP", "X_shifted"],
+    ),
+    (
+        "global average pooling fixes lesson 16's in_features error for every image size",
+        "17_why_convolution",
+        ["nn.AdaptiveAvgPool2d(1)", "mat1 and mat2", "mean(dim=(2, 3), keepdim=True)"],
+    ),
+    (
+        "three 3x3 convs vs one 7x7; parameters, multiply-adds and activation memory",
+        "17_why_convolution",
+        ["27·C²", "49·C²", "multiply-adds", "activation", "Conv2d(3, 64, 3, padding=1)"],
+    ),
+    (
+        "pooling acts per channel; overlapping pooling",
+        "17_why_convolution",
+        ["amax(dim=1)", "F.max_pool1d(row, 3, stride=2)", "overlapping pooling"],
+    ),
+    (
+        "distill: resize-convolution next to transposed convolution",
+        "18_upsampling_and_checkerboards",
+        ["F.interpolate(", "nn.Upsample(", "ConvTranspose2d(", "resize-convolution"],
+    ),
+    (
+        "the condition on the weights: equal phase sums; constant and random kernels",
+        "18_upsampling_and_checkerboards",
+        ["phase sums", "ones(4)", "random, size 4", "[0.5, 1, 0.5]", "w4[a::2, b::2]"],
+    ),
+    (
+        "checkerboards in the gradient of a stride-2 conv, and compounding in a stack",
+        "18_upsampling_and_checkerboards",
+        ["stride=2).sum().backward()", "def tconv_up", "def resize_conv_up"],
+    ),
+    (
+        "a bilinear-initialised transposed conv (d2l 14.11); 'fractionally strided'",
+        "18_upsampling_and_checkerboards",
+        ["def bilinear_kernel", "mode='bilinear'", "fractionally strided"],
+    ),
 ]
 
 
@@ -224,6 +275,10 @@ def test_widget_cells_leave_a_picture(stem):
 # Lessons written in parallel on other branches: lesson 00's map lists them already, so the map
 # may name exactly these before their notebooks exist (and must name them once they do).
 PLANNED = {"14_convolution_as_strided_view", "15_transposed_conv_and_pooling", "16_tiny_cnn"}
+# Lessons whose row the coordinator adds to lesson 00's map when merging their branch (lesson 00
+# belongs to the coordinator): they may be missing from the map until then. Empty this set once
+# the map lists them.
+AWAITING_MAP = {"17_why_convolution", "18_upsampling_and_checkerboards"}
 
 
 def test_start_here_maps_every_lesson():
@@ -233,9 +288,10 @@ def test_start_here_maps_every_lesson():
     listed = [stem for _, stem in rows]
     assert all(num == stem[:2] for num, stem in rows)
     assert listed == sorted(listed) and len(set(listed)) == len(listed)
-    assert set(ALL) <= set(listed), f"not in lesson 00's map: {sorted(set(ALL) - set(listed))}"
+    missing = set(ALL) - set(listed) - AWAITING_MAP
+    assert not missing, f"not in lesson 00's map: {sorted(missing)}"
     assert set(listed) <= set(ALL) | PLANNED, sorted(set(listed) - set(ALL) - PLANNED)
-    last = max(listed)[:2]
+    last = max(listed)[:2]  # the range grows with the map
     assert f"The lessons `00`–`{last}`" in md, "the summary names the whole range"
 
 

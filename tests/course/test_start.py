@@ -149,6 +149,7 @@ def launched(monkeypatch):
         return 0
 
     monkeypatch.setattr(course, "run_lab", fake_run_lab)
+    monkeypatch.setattr(course, "_browser_found", lambda: True)  # a desktop, not this CI box
     return calls
 
 
@@ -220,10 +221,121 @@ def test_lab_settings_live_in_the_course_folder(tmp_path, monkeypatch, launched)
     assert json.loads(first.read_text())["data"] == {}
 
 
+def test_collapsed_outputs_hide_their_preview_in_this_course_only(tmp_path, monkeypatch, launched):
+    """A collapsed "Predict, then run" output shows no first line: the course's own custom.css
+    (written into the course folder, served with --LabApp.custom_css) hides the placeholder's
+    preview; the learner's own custom.css is kept after it."""
+    config = tmp_path / "jupyter-config"
+    (config / "custom").mkdir(parents=True)
+    (config / "custom" / "custom.css").write_text(".mine { color: red; }\n")
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(config))
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["start", "c", "--no-browser"]) == 0
+    ((cmd, _),) = launched
+    custom = (tmp_path / "c").resolve() / course.LAB_DIR / "custom"
+    assert "--LabApp.custom_css=True" in cmd
+    assert f"--ServerApp.tornado_settings=static_custom_path={custom}" in cmd
+    css = (custom / "custom.css").read_text()
+    assert css.startswith(course.COLLAPSED_OUTPUT_CSS)
+    rule = ".jp-OutputPlaceholder .jp-PlaceholderText {\n  display: none !important;\n}"
+    assert rule in css
+    assert css.rstrip().endswith(".mine { color: red; }")  # the learner's own rules still apply
+    assert (config / "custom" / "custom.css").read_text() == ".mine { color: red; }\n"  # untouched
+
+
+def test_jupyterlab_serves_the_course_css(tmp_path):
+    """The flags work on the real JupyterLab: /custom/custom.css is this course's file and the
+    lab page links it (the learner's Jupyter config folder is not involved)."""
+    dest = tmp_path / "course"
+    dest.mkdir()
+    port, token = _free_port(), "c55"
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg")}
+    env["JUPYTER_RUNTIME_DIR"] = str(tmp_path / "runtime")
+    extra = [f"--IdentityProvider.token={token}", "--ServerApp.ip=127.0.0.1"]
+    cmd = course.lab_command(dest, port=port, no_browser=True, extra=extra)
+    proc = subprocess.Popen(
+        cmd, cwd=dest, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        css = None
+        deadline = time.monotonic() + 90
+        while css is None and time.monotonic() < deadline and proc.poll() is None:
+            try:
+                url = f"http://127.0.0.1:{port}/custom/custom.css"
+                with urllib.request.urlopen(url, timeout=5) as r:
+                    css = r.read().decode()
+            except OSError:
+                time.sleep(0.5)
+        assert css is not None, "JupyterLab did not serve /custom/custom.css"
+        assert css.startswith(course.COLLAPSED_OUTPUT_CSS)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab?token={token}", timeout=10) as r:
+            assert "custom/custom.css" in r.read().decode()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=20)
+
+
 def test_cli_start_into_a_file_fails_cleanly(tmp_path, capsys, launched):
     (tmp_path / "x").write_text("")
     assert cli.main(["start", str(tmp_path / "x")]) == 1
     assert "not a folder" in capsys.readouterr().err and not launched
+
+
+def test_cli_start_with_a_port_in_use_says_so_in_one_line(tmp_path, capsys, launched):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = cli.main(["start", str(tmp_path / "c"), "--no-browser", "--port", str(port)])
+    err = capsys.readouterr().err
+    assert code == 1 and not launched
+    assert err.count("\n") == 1 and f"port {port} cannot be used" in err and "--port N" in err
+
+
+def test_cli_start_without_a_browser_says_to_use_no_browser(tmp_path, monkeypatch, capsys):
+    import webbrowser
+
+    calls = []
+    monkeypatch.setattr(course, "run_lab", lambda cmd, cwd: calls.append(cmd) or 0)
+    for var in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))  # no browser program to find
+    monkeypatch.setattr(webbrowser, "_tryorder", None)  # forget what was registered before
+    monkeypatch.setattr(webbrowser, "_browsers", {})
+    assert cli.main(["start", str(tmp_path / "c")]) == 1 and not calls
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no web browser found" in err and "--no-browser" in err
+    assert cli.main(["start", str(tmp_path / "c"), "--no-browser"]) == 0 and calls
+
+
+def test_cli_start_with_an_unwritable_runtime_folder(tmp_path, monkeypatch, capsys, launched):
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "file" / "runtime"))
+    assert cli.main(["start", str(tmp_path / "c"), "--no-browser"]) == 1 and not launched
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "JUPYTER_RUNTIME_DIR" in err
+
+
+def test_cli_start_in_a_read_only_course_folder(tmp_path, monkeypatch, capsys, launched):
+    assert cli.main(["start", str(tmp_path / "c"), "--no-browser"]) == 0  # the course is there
+    dest = (tmp_path / "c").resolve()
+    if os.geteuid() == 0:  # root writes anywhere: make the folder look like a read-only mount
+        real = os.access
+        monkeypatch.setattr(
+            course.os, "access", lambda p, m: False if Path(p) == dest else real(p, m)
+        )
+    else:
+        dest.chmod(0o555)
+    try:
+        assert cli.main(["start", str(dest), "--no-browser"]) == 1 and len(launched) == 1
+    finally:
+        dest.chmod(0o755)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is read-only" in err and "tensorlab start DIR" in err
 
 
 def test_cli_start_help_and_usage():
@@ -267,7 +379,7 @@ def test_cli_check_in_a_started_course_uses_the_shipped_templates(tmp_path, monk
         cwd=tmp_path,
         timeout=180,
     )
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 1, r.stderr  # a failed question: exit 1
     assert "✗ conv.valid_shape" in r.stdout
     assert "likely misconception: there are H - M + 1 valid positions" in r.stdout
 
@@ -304,7 +416,7 @@ def _build_wheel(out: Path) -> Path:
         check=True,
         timeout=300,
     )
-    (wheel,) = out.glob("tensorlab-*.whl")
+    (wheel,) = out.glob("tensorlab_course-*.whl")
     return wheel
 
 
@@ -355,6 +467,14 @@ def test_wheel_carries_the_course_and_starts_from_a_fresh_venv(tmp_path):
         env=env,
     ).stdout.split()
     assert all(Path(p).resolve().is_relative_to(venv.resolve()) for p in probe), probe
+    from tensorlab._version import __version__
+
+    with zipfile.ZipFile(wheel) as z:  # the distribution's name and the one version
+        meta = z.read(f"tensorlab_course-{__version__}.dist-info/METADATA").decode()
+    assert "\nName: tensorlab-course\n" in meta and f"\nVersion: {__version__}\n" in meta
+    for cmd in ([str(venv / "bin" / "tensorlab")], [str(python), "-m", "tensorlab"]):
+        r = subprocess.run([*cmd, "--version"], capture_output=True, text=True, env=env)
+        assert (r.returncode, r.stdout) == (0, f"tensorlab {__version__}\n"), r.stderr
 
     port, token = _free_port(), "wheel-test-token"
     for var, sub in (

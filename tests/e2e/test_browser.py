@@ -99,6 +99,9 @@ class TestLessonsSecondHalf:
     def test_a_failing_cell_is_caught(self, jlab):
         a_failing_cell_is_caught(jlab)
 
+    def test_a_collapsed_output_shows_no_preview(self, jlab):
+        collapsed_output_shows_no_preview(jlab)
+
 
 def _wait_executed(page, cell, previous: str, timeout: float = 60.0) -> str:
     """Wait until the cell's prompt shows a new execution count; return it."""
@@ -190,3 +193,28 @@ def a_failing_cell_is_caught(jlab):
     jlab.run_all(timeout=60)
     problems = notebook_errors(jlab.save(), since=jlab.run_started)
     assert problems == ["cell 1: ZeroDivisionError: division by zero", "cell 2 was not run"]
+
+
+def collapsed_output_shows_no_preview(jlab):
+    """A "Predict, then run" cell's saved output is collapsed: JupyterLab's placeholder would
+    preview its first line (often the answer); the course's custom.css hides the preview and
+    says why, and a click still opens the output."""
+    page = jlab.open("lessons/02_scipy_convolve2d.ipynb")
+    page.locator(".jp-OutputPlaceholder").first.wait_for(state="attached")
+    index = page.evaluate(
+        "() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')]"
+        ".findIndex(c => c.querySelector('.jp-OutputPlaceholder'))"
+    )
+    cell = jlab.cell(index)  # by position: once opened it no longer has a placeholder
+    placeholder = cell.locator(".jp-OutputPlaceholder").first
+    placeholder.wait_for(state="visible")
+    preview = placeholder.locator(".jp-PlaceholderText")
+    assert preview.count() == 1 and not preview.is_visible(), "the first line is on show"
+    reminder = page.evaluate(
+        "() => getComputedStyle(document.querySelector("
+        "'.jp-OutputPlaceholder .jp-Placeholder-contentContainer'), '::before').content"
+    )
+    assert "predict" in reminder, reminder
+    jlab.shot(placeholder, "collapsed-output")
+    placeholder.click()
+    cell.locator(".jp-OutputArea-output").first.wait_for(state="visible")

@@ -286,3 +286,23 @@ def test_reductions_on_views_do_not_touch_the_base(torch):
         s = view.sum(0)
         s += 1
         assert base.tolist() == lib.arange(12.0).view(3, 4).tolist()
+
+
+_EMPTY_CASES = [((0,), -1), ((0,), 0), ((2, 0), -1), ((3, 0), (0, -1)), ((0, 3), (-1, -2))]
+
+
+@pytest.mark.parametrize(
+    "name, shape, dim",
+    [
+        (name, shape, dim)
+        for name in ("amax", "amin", "max", "min", "argmax", "argmin")
+        for shape, dim in _EMPTY_CASES
+        if isinstance(dim, int) or name in ("amax", "amin")  # only amax/amin take several dims
+    ],
+)
+def test_empty_reduction_dim_named_as_torch_names_it(torch, name, shape, dim):
+    """amax/amin name the dim as written (-1), max/min/argmax the wrapped one (0)."""
+    raises_same(
+        lambda: getattr(tl, name)(tl.zeros(*shape), dim=dim),
+        lambda: getattr(torch, name)(torch.zeros(*shape), dim=dim),
+    )

@@ -328,10 +328,26 @@ def test_autograd_references_match_torch(torch):
     assert get("autograd.leaf_writes").reference() == tuple(runs(s) for s in LEAF_STATEMENTS)
     F = torch.nn.functional
     q = get("autograd.numerical_grad")
-    for x, k, _eps in make_cases(q, 6):
+    for x, k, eps in make_cases(q, 6):
+        xt = torch.from_numpy(x)[None, None]
+
+        def loss(kernel, xt=xt):
+            return (F.conv2d(xt, torch.from_numpy(kernel)[None, None]) ** 4).sum().item()
+
+        central = np.zeros_like(k)
+        for idx in np.ndindex(k.shape):
+            up, down = k.copy(), k.copy()
+            up[idx] += eps
+            down[idx] -= eps
+            central[idx] = (loss(up) - loss(down)) / (2 * eps)
+        np.testing.assert_allclose(q.reference(x, k, eps), central, rtol=1e-9, atol=1e-9)
         w = torch.from_numpy(k).requires_grad_()
-        (F.conv2d(torch.from_numpy(x)[None, None], w[None, None]) ** 2).sum().backward()
-        np.testing.assert_allclose(q.reference(x, k, _eps), w.grad.numpy(), rtol=1e-9, atol=1e-9)
+        (F.conv2d(xt, w[None, None]) ** 4).sum().backward()
+        # not quadratic: the central difference is not the exact gradient at eps = 0.5 ...
+        if eps == 0.5 and np.abs(w.grad.numpy()).max() > 0:
+            assert not np.allclose(central, w.grad.numpy(), rtol=1e-6, atol=1e-6)
+        # ... and approaches it as eps shrinks
+        np.testing.assert_allclose(q.reference(x, k, 1e-4), w.grad.numpy(), rtol=1e-6, atol=1e-5)
     q = get("autograd.sgd_steps")
     for x, y, w0, lr, steps in make_cases(q, 6):
         w = torch.from_numpy(w0.copy()).requires_grad_()
@@ -381,10 +397,19 @@ def test_strided_conv_references_match_torch(torch):
 
 def test_pooling_references_match_torch(torch):
     F = torch.nn.functional
-    q = get("pooling.conv_transpose_size")
-    for n, k, s, p, op, d in make_cases(q, 5):
-        out = F.conv_transpose1d(torch.zeros(1, 1, n), torch.zeros(1, 1, k), None, s, p, op, 1, d)
-        assert q.reference(n, k, s, p, op, d) == out.shape[-1]
+    q = get("pooling.decoder_output_padding")
+    for seed in (5, 6):
+        for size, layers in make_cases(q, seed):
+            lengths = [size]
+            for k, s, p, d in layers:
+                x = torch.zeros(1, 1, lengths[-1])
+                lengths.append(F.conv1d(x, torch.zeros(1, 1, k), None, s, p, d).shape[-1])
+            ops = q.reference(size, layers)
+            assert len(ops) == len(layers)
+            y = torch.zeros(1, 1, lengths[-1])
+            for (k, s, p, d), op, want in zip(reversed(layers), ops, reversed(lengths[:-1])):
+                y = F.conv_transpose1d(y, torch.zeros(1, 1, k), None, s, p, op, 1, d)
+                assert y.shape[-1] == want, (size, layers, ops)
     q = get("pooling.pool_output_size")
     for n, k, s, p, c in make_cases(q, 5):
         out = F.max_pool1d(torch.zeros(1, 1, n), k, s, p, ceil_mode=c)
@@ -405,6 +430,11 @@ def test_pooling_references_match_torch(torch):
         y[0, 0, y.shape[-1] // 2].backward()
         hit = torch.nonzero(x.grad[0, 0]).flatten()
         assert q.reference(layers) == int(hit.max() - hit.min() + 1)
+        # the "holes" misconception counts the pixels read (all-ones kernels: none cancel)
+        (holes,) = [m for m in q.misconceptions if m.key == "holes"]
+        assert holes.answer(layers) == len(hit)
+    dilated = ((3, 1, 2), (3, 1, 2))
+    assert q.reference(dilated) == 9 and holes.answer(dilated) == 5  # 9-pixel span, 5 read
 
 
 def test_tiny_cnn_references_match_torch(torch):
@@ -436,11 +466,16 @@ def test_tiny_cnn_references_match_torch(torch):
         model = build(c, layers)
         model(torch.zeros(1, c, h, w))  # materialise the lazy Linear
         assert q.reference(c, h, w, layers) == sum(p.numel() for p in model.parameters())
-    q = get("cnn.mismatch_message")
-    for b, f, i, o in make_cases(q, 3)[:4]:
+    q = get("cnn.mismatch_shapes")
+    for b, c, h, w, i, o, flatten in make_cases(q, 3):
+        x = torch.zeros(b, c, h, w)
+        x = {"batch": x.view(b, -1), "all": x.view(-1), "none": x}[flatten]
         with pytest.raises(RuntimeError) as info:
-            nn.Linear(i, o)(torch.zeros(b, f))
-        assert q.reference(b, f, i, o) == str(info.value)
+            nn.Linear(i, o)(x)
+        (m1, m2) = q.reference(b, c, h, w, i, o, flatten)
+        assert str(info.value) == (
+            f"mat1 and mat2 shapes cannot be multiplied ({m1[0]}x{m1[1]} and {m2[0]}x{m2[1]})"
+        )
     q = get("cnn.flatten_for_linear")
     for (x,) in make_cases(q, 3):
         ours, theirs = q.reference(x), to_torch(torch, x).flatten(1)
@@ -506,17 +541,18 @@ def test_every_question_says_its_lesson_and_questions_follow_the_lessons():
             pairs = _question_lessons(path)
             lessons = [n for _, n in pairs]
             assert lessons == sorted(lessons), f"{folder}/{path.name}: not in lesson order"
-            assert all(1 <= n <= 16 for n in lessons)
+            assert all(1 <= n <= 18 for n in lessons)
             if folder == "solutions":
                 for qid, n in pairs:
                     by_lesson.setdefault(n, []).append(qid)
     assert len(by_lesson[12]) >= 2 + 2 and len(by_lesson[13]) >= 3  # 12: + interleave, expand
-    for lesson in (14, 15, 16):
+    for lesson in (14, 15, 16, 18):
         assert len(by_lesson[lesson]) >= 3, lesson
+    assert len(by_lesson[17]) + len(by_lesson[18]) >= 8  # issue 24: why convolution, going up
     new = [q for q in QUESTIONS if q.notebook[:2] in ("06", "07", "08", "09")]
     assert len(new) >= 18
     names = {q.name for q in QUESTIONS if q.kind == "function"}
-    assert {"conv2d_via_unfold", "receptive_field", "conv_transpose_output_size"} <= names
+    assert {"conv2d_via_unfold", "receptive_field", "decoder_output_padding"} <= names
     # the five original notebooks keep their names
     stems = {p.stem for p in (ROOT / "exercises").glob("*.ipynb")}
     assert {"01_convolution", "02_conv2d_inputs", "03_channels_groups", "04_strides"} <= stems
@@ -552,3 +588,142 @@ def test_value_misconceptions_keep_the_answer_for_the_second_attempt():
             said = set(re.findall(r"\d+", m.message))
             leaked = numbers & said
             assert len(leaked) < len(numbers) or not numbers, (q.id, m.key, leaked)
+
+
+# ---------------------------------------------------------------------------- rules: skip the idea
+# Each answer below gets the right values by calling what the exercise asks to rebuild; each must
+# fail at the "rules" stage the same way inline (the live function, ``names_used``) and in batch
+# grading (the source, ``answer_names``), also when the name is reached through an alias, a
+# helper, or an import under another name.
+_TEMPLATE = "import numpy as np\n\nimport tensorlab\nimport tensorlab.nn.functional as F\n"
+_CONV = "def conv2d_via_unfold(x, w, stride, padding, groups):\n"
+_CONV_ARGS = "tensorlab.tensor(x), tensorlab.tensor(w), None, stride, padding, 1, groups"
+_GRAD = "def numerical_grad(x, w, eps):\n"
+_GRAD_BODY = (
+    "    wt = tensorlab.tensor(w, requires_grad=True)\n"
+    "    (F.conv2d(tensorlab.tensor(x)[None, None], wt[None, None]) ** 4).sum().{}()\n"
+    "    return wt.grad.numpy()\n"
+)
+_POOL = "def avg_pool_border(values, kernel_size, padding, count_include_pad):\n"
+_POOL_CALL = (
+    "    x = tensorlab.tensor([[list(values)]], dtype=tensorlab.float64)\n"
+    "    out = {}(x, kernel_size, 1, padding, count_include_pad=count_include_pad)\n"
+    "    return tuple(out.flatten().tolist())\n"
+)
+_CE = "def cross_entropy(logits, targets):\n"
+_CE_CALL = "    return {}(tensorlab.tensor(logits), tensorlab.tensor(list(targets))).item()\n"
+
+CHEATS = [
+    # 7.3 conv2d_via_unfold through conv2d
+    ("strided.conv2d_via_unfold", "direct", _CONV + f"    return F.conv2d({_CONV_ARGS})\n",
+     "conv2d"),
+    ("strided.conv2d_via_unfold", "alias",
+     f"c2 = F.conv2d\n\n\n{_CONV}    return c2({_CONV_ARGS})\n", "conv2d"),
+    ("strided.conv2d_via_unfold", "helper",
+     f"def _windows(*a):\n    return F.conv2d(*a)\n\n\n{_CONV}    return _windows({_CONV_ARGS})\n",
+     "conv2d"),
+    ("strided.conv2d_via_unfold", "import as",
+     f"from tensorlab.nn.functional import conv2d as mix\n\n\n{_CONV}    return mix({_CONV_ARGS})\n",
+     "conv2d"),
+    ("strided.conv2d_via_unfold", "a layer",
+     _CONV + "    layer = tensorlab.nn.Conv2d(x.shape[1], w.shape[0], w.shape[-1], stride,"
+     " padding, groups=groups, bias=False, dtype=tensorlab.float64)\n"
+     "    layer.weight.data = tensorlab.tensor(w)\n"
+     "    return layer(tensorlab.tensor(x)).detach()\n", "Conv2d"),
+    ("strided.conv2d_via_unfold", "scipy",
+     _CONV + "    import scipy.signal as ss\n    return ss.correlate(x, w)\n", "signal"),
+    # 6.3 numerical_grad through autograd
+    ("autograd.numerical_grad", "direct", _GRAD + _GRAD_BODY.format("backward"), "backward"),
+    ("autograd.numerical_grad", "helper",
+     "def _exact(x, w):\n" + _GRAD_BODY.format("backward") + f"\n\n{_GRAD}    return _exact(x, w)\n",
+     "backward"),
+    ("autograd.numerical_grad", "autograd.grad",
+     _GRAD + "    wt = tensorlab.tensor(w, requires_grad=True)\n"
+     "    loss = (F.conv2d(tensorlab.tensor(x)[None, None], wt[None, None]) ** 4).sum()\n"
+     "    return tensorlab.autograd.grad(loss, wt)[0].numpy()\n", "autograd"),
+    ("autograd.numerical_grad", "import as",
+     "from tensorlab.autograd import grad as slope\n\n\n" + _GRAD
+     + "    wt = tensorlab.tensor(w, requires_grad=True)\n"
+     "    loss = (F.conv2d(tensorlab.tensor(x)[None, None], wt[None, None]) ** 4).sum()\n"
+     "    return slope(loss, wt)[0].numpy()\n", "autograd"),
+    # 8.3 avg_pool_border through avg_pool1d
+    ("pooling.avg_pool_border", "direct", _POOL + _POOL_CALL.format("F.avg_pool1d"),
+     "avg_pool1d"),
+    ("pooling.avg_pool_border", "alias",
+     "mean_of = F.avg_pool1d\n\n\n" + _POOL + _POOL_CALL.format("mean_of"), "avg_pool1d"),
+    ("pooling.avg_pool_border", "import as",
+     "from tensorlab.nn.functional import avg_pool1d as smooth\n\n\n" + _POOL
+     + _POOL_CALL.format("smooth"), "avg_pool1d"),
+    ("pooling.avg_pool_border", "a layer",
+     _POOL + "    x = tensorlab.tensor([[list(values)]], dtype=tensorlab.float64)\n"
+     "    pool = tensorlab.nn.AvgPool1d(kernel_size, 1, padding, "
+     "count_include_pad=count_include_pad)\n"
+     "    return tuple(pool(x).flatten().tolist())\n", "AvgPool1d"),
+    # 9.5 cross_entropy "with numpy" through F.cross_entropy
+    ("cnn.cross_entropy", "direct", _CE + _CE_CALL.format("F.cross_entropy"), "cross_entropy"),
+    ("cnn.cross_entropy", "alias",
+     "loss_fn = F.cross_entropy\n\n\n" + _CE + _CE_CALL.format("loss_fn"), "cross_entropy"),
+    ("cnn.cross_entropy", "helper",
+     "def _ce(z, t):\n    return F.cross_entropy(z, t)\n\n\n" + _CE + _CE_CALL.format("_ce"),
+     "cross_entropy"),
+    ("cnn.cross_entropy", "import as",
+     "from tensorlab.nn.functional import cross_entropy as xent\n\n\n" + _CE
+     + _CE_CALL.format("xent"), "cross_entropy"),
+    ("cnn.cross_entropy", "log_softmax",
+     _CE + "    logp = tensorlab.tensor(logits).log_softmax(1)\n"
+     "    return -logp[list(range(len(targets))), list(targets)].mean().item()\n", "tensorlab"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("qid", "how", "source", "name"), CHEATS, ids=[f"{c[0]}:{c[1]}" for c in CHEATS]
+)
+def test_skipping_the_idea_breaks_the_rule_inline_and_in_batch(qid, how, source, name):
+    from tensorlab.grading.judge import answer_names, rule_violation
+
+    q = get(qid)
+    ns: dict = {}
+    exec(compile(_TEMPLATE + source, f"<{how}>", "exec"), ns)
+    fn = ns[q.name]
+    inline = evaluate(q, fn)
+    assert inline.status == "failed", inline.message
+    assert inline.misconception is not None and inline.misconception.key == "forbidden"
+    if (qid, how) == ("autograd.numerical_grad", "import as"):
+        # inline sees `slope` only by its __name__ ("grad", too common a word to forbid); the
+        # non-quadratic loss still fails it on the values, named as the same misconception
+        assert inline.stage == "values"
+    else:
+        assert inline.stage == "rules", (inline.stage, inline.message)
+        assert f"`{name}`" in inline.message and q.todo in inline.message
+    batch = rule_violation(q, answer_names(q.name, source, [_TEMPLATE, source]))
+    assert batch is not None and f"`{name}`" in batch, batch
+    # batch grading checks the rule once the values pass; 6.3's exact gradient fails them first
+    # with the same misconception, so both paths score the cheat 0 and say why
+    results = collect_function_results(fn, q, 0)
+    judged = judge_function(q, results, 0)
+    if qid == "autograd.numerical_grad":
+        assert judged.stage == "values" and judged.misconception.key == "forbidden"
+    elif how != "scipy":  # (that one only shows the module rule; its values are wrong anyway)
+        assert judged.status == "passed"  # the values are right: only the rule catches it
+
+
+@pytest.mark.parametrize("qid", sorted({c[0] for c in CHEATS}))
+def test_the_solutions_keep_the_rules_inline_and_in_batch(qid):
+    """The honest answers (the solution notebooks' cells, with their notebook's other cells as
+    the context) break no rule on either path."""
+    from tensorlab.grading.judge import answer_names, names_used, rule_violation
+
+    q = get(qid)
+    nb = json.loads((ROOT / "solutions" / f"{q.notebook}.ipynb").read_text())
+    cells = [
+        "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+        for c in nb["cells"]
+        if c["cell_type"] == "code"
+    ]
+    (own,) = [
+        "".join(c["source"])
+        for c in nb["cells"]
+        if c.get("metadata", {}).get("tensorlab", {}) == {"question": qid, "role": "answer"}
+    ]
+    assert rule_violation(q, answer_names(q.name, own, cells)) is None
+    assert rule_violation(q, names_used(_solution_answers()[qid])) is None

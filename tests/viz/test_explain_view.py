@@ -94,7 +94,7 @@ def test_explain_unfold_windows_match_torch(torch, shape, transpose, data):
     dim = data.draw(st.integers(0, x.ndim - 1))
     size = data.draw(st.integers(1, x.shape[dim]))
     step = data.draw(st.integers(1, 4))
-    ex = tl.explain_view(x, unfold=(dim, size, step))
+    ex = tl.explain_unfold(x, dim, size, step)
     w = tx.unfold(dim, size, step)
     pos = _torch_positions(w)
     assert ex.shape == tuple(w.shape) and ex.stride == w.stride()
@@ -132,7 +132,7 @@ def test_explain_as_strided_matches_torch(torch, size, data):
     stride = [data.draw(st.integers(0, 3)) for _ in size]
     offset = data.draw(st.integers(0, 3))
     x, tx = tl.arange(40.0)[5:], torch.arange(40.0)[5:]
-    ex = tl.explain_view(x, as_strided=(size, stride, offset))
+    ex = tl.explain_as_strided(x, size, stride, offset)
     w = tx.as_strided(size, stride, offset)
     np.testing.assert_array_equal(ex.positions, _torch_positions(w))
     assert ex.overlap == (len(np.unique(_torch_positions(w))) < w.numel())
@@ -162,7 +162,7 @@ def test_explain_im2col_matches_torch(torch, c, h, w, k, stride, dilation, paddi
     n = int(np.prod(shape))
     x, tx = tl.arange(float(n)).view(shape), torch.arange(float(n)).view(shape)
     kw = {"kernel_size": k, "dilation": dilation, "padding": padding, "stride": stride}
-    ex = tl.explain_view(x, im2col=kw)
+    ex = tl.explain_im2col(x, **kw)
     cols = F.unfold(tx, **kw)
     # torch's facts the explanation states: shape, contiguous, fresh memory
     assert ex.shape == tuple(cols.shape) and ex.stride == cols.stride() and cols.is_contiguous()

@@ -130,23 +130,28 @@ LEAF_WRITES = Question(
 
 
 # ---------------------------------------------------------------------------- lesson 13: gradients
-def _loss(x, w):
-    return float(np.sum(correlate_valid(x, w) ** 2))
+POWER = 4  # the loss is (conv2d(x, w) ** 4).sum(): not quadratic, so eps matters
+
+
+def _loss(x, w, power=POWER):
+    return float(np.sum(correlate_valid(x, w) ** power))
 
 
 def _exact_grad(x, w, eps=None):
-    """d/dw of sum(correlate_valid(x, w) ** 2), by the chain rule (loops, float64)."""
+    """d/dw of sum(correlate_valid(x, w) ** 4), by the chain rule (loops, float64): what
+    backward() gives, which the central difference only approaches as eps -> 0."""
     x, w = np.asarray(x, np.float64), np.asarray(w, np.float64)
     out = correlate_valid(x, w)
     M, N = w.shape
     grad = np.zeros_like(w)
     for i in range(out.shape[0]):
         for j in range(out.shape[1]):
-            grad += 2 * out[i, j] * x[i : i + M, j : j + N]
+            grad += POWER * out[i, j] ** (POWER - 1) * x[i : i + M, j : j + N]
     return grad
 
 
-def _fd(x, w, eps, *, forward=False, half=True):
+def _fd(x, w, eps, *, forward=False, half=True, power=POWER):
+    """The central (or forward) difference of the loss, one entry of w at a time."""
     w = np.asarray(w, np.float64)
     g = np.zeros_like(w)
     for idx in np.ndindex(w.shape):
@@ -154,9 +159,9 @@ def _fd(x, w, eps, *, forward=False, half=True):
         up[idx] += eps
         down[idx] -= eps
         if forward:
-            g[idx] = (_loss(x, up) - _loss(x, w)) / eps
+            g[idx] = (_loss(x, up, power) - _loss(x, w, power)) / eps
         else:
-            g[idx] = (_loss(x, up) - _loss(x, down)) / (2 * eps if half else eps)
+            g[idx] = (_loss(x, up, power) - _loss(x, down, power)) / (2 * eps if half else eps)
     return g
 
 
@@ -166,24 +171,23 @@ def _fd_all_at_once(x, w, eps):
     return np.full_like(w, value)
 
 
-def _fd_no_square(x, w, eps):
-    x = np.asarray(x, np.float64)
-    w = np.asarray(w, np.float64)
-    M, N = w.shape
-    H, W = x.shape
-    g = np.zeros_like(w)
-    for a in range(M):
-        for b in range(N):
-            g[a, b] = x[a : a + H - M + 1, b : b + W - N + 1].sum()
-    return g
+def _autograd_grad(x, w, eps):
+    """The gradient from backward(): exact, so it skips what the exercise is about."""
+    import tensorlab
+    import tensorlab.nn.functional as F
+
+    wt = tensorlab.tensor(np.asarray(w, np.float64), requires_grad=True)
+    xt = tensorlab.tensor(np.asarray(x, np.float64))
+    (F.conv2d(xt[None, None], wt[None, None]) ** POWER).sum().backward()
+    return wt.grad.numpy()
 
 
 def _grad_cases(rng: np.random.Generator) -> list[tuple]:
     cases = []
-    for eps in (0.5, 0.25, 1e-3, 0.5, 0.125, 0.5):
+    for eps in (0.5, 0.25, 0.1, 0.5, 0.125, 0.5):
         H, W = (int(v) for v in rng.integers(3, 7, size=2))
         M, N = int(rng.integers(2, min(H, 3) + 1)), int(rng.integers(2, min(W, 3) + 1))
-        cases.append((small_ints(rng, (H, W)), small_ints(rng, (M, N)), eps))
+        cases.append((small_ints(rng, (H, W), -2, 3), small_ints(rng, (M, N), -2, 3), eps))
     return cases
 
 
@@ -200,20 +204,30 @@ NUMERICAL_GRAD = Question(
     kind="function",
     prompt=(
         "Write numerical_grad(x, w, eps): the central-difference estimate of the gradient of "
-        "loss(w) = (conv2d(x, w) ** 2).sum() (single channel, no padding, x and w 2-D float64 "
+        "loss(w) = (conv2d(x, w) ** 4).sum() (single channel, no padding, x and w 2-D float64 "
         "arrays) with respect to every entry of w, nudging one entry at a time by +eps and "
         "-eps. Return a float64 array of w's shape. It is the check lesson 13 runs on "
-        "backward()."
+        "backward(), so it must not use autograd (no backward(), no torch.autograd)."
     ),
     todo=(
-        "Write numerical_grad: for each entry of w, the loss with that entry nudged up and down "
-        "by eps, divided by the distance between the nudges."
+        "Write numerical_grad without autograd: for each entry of w, the loss with that entry "
+        "nudged up and down by eps, divided by the distance between the nudges."
     ),
-    reference=_exact_grad,
+    reference=lambda x, w, eps: _fd(x, w, eps),
     cases=_grad_cases,
     strategy=_grad_strategy,
     expect=Expect(rtol=1e-6, atol=1e-6),
+    forbidden=("backward", "autograd", "requires_grad_", "vjp", "jacobian"),
     misconceptions=(
+        Misconception(
+            "forbidden",
+            "that is the exact gradient, what backward() computes. A finite difference is "
+            "the independent check of backward(), so it must not use autograd; and for this "
+            "non-quadratic loss the central difference differs from the exact gradient by a "
+            "term of order eps ** 2, which is what the grader's eps = 0.5 shows.",
+            _autograd_grad,
+            variants=(_exact_grad,),
+        ),
         Misconception(
             "forward_difference",
             "that is the one-sided difference (loss(w + eps) - loss(w)) / eps: its error grows "
@@ -232,15 +246,17 @@ NUMERICAL_GRAD = Question(
             _fd_all_at_once,
         ),
         Misconception(
-            "no_square",
-            "the loss squares the output: your numbers are the gradient of conv2d(x, w).sum().",
-            _fd_no_square,
+            "wrong_power",
+            "the loss is the FOURTH power of the output, summed: (conv2d(x, w) ** 4).sum().",
+            lambda x, w, eps: _fd(x, w, eps, power=2),
+            variants=(lambda x, w, eps: _fd(x, w, eps, power=1),),
         ),
     ),
     hints=(
         "A partial derivative is the slope when only one entry moves: copy w, change one entry.",
         "(loss(w + eps * e_k) - loss(w - eps * e_k)) / (2 * eps), where e_k is 1 at entry k "
-        "and 0 elsewhere. Compare with w.grad after loss.backward().",
+        "and 0 elsewhere. With eps = 0.5 it is NOT w.grad: the two agree only as eps shrinks "
+        "(lesson 13 plots the error against eps).",
     ),
 )
 

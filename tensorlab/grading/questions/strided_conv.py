@@ -205,6 +205,34 @@ def _conv_unfold_strategy():
     return args()
 
 
+# names a conv2d-from-windows answer must not reach, directly or through an alias or helper
+CONVOLUTIONS = (
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+    "LazyConv2d",
+    "conv_transpose2d",
+    "ConvTranspose2d",
+    "correlate2d",
+    "convolve2d",
+    "fftconvolve",
+    "oaconvolve",
+    "signal",
+)
+
+
+def _called_conv2d(x, w, s, p, g):
+    """The answer that skips the idea: tensorlab's own conv2d."""
+    import tensorlab
+    import tensorlab.nn.functional as F
+
+    xt, wt = tensorlab.tensor(np.asarray(x)), tensorlab.tensor(np.asarray(w))
+    return F.conv2d(xt, wt, None, s, p, 1, g).numpy()
+
+
 def _first_block(x, w, s, p, g):
     O, Cg = w.shape[:2]
     x = np.asarray(x)[:, :Cg]
@@ -221,16 +249,27 @@ CONV_VIA_UNFOLD = Question(
         "conv2d: cut every window out of the zero-padded input (im2col), multiply by the "
         "weight as a matrix, and view the result as an image. x: float64 array (N, C, H, W); "
         "w: float64 array (O, C // groups, k, k). Return F.conv2d(x, w, stride=stride, "
-        "padding=padding, groups=groups) as a float64 array or tensor (N, O, H_out, W_out)."
+        "padding=padding, groups=groups) as a float64 array or tensor (N, O, H_out, W_out), "
+        "without calling a convolution (no conv2d, nn.Conv2d or scipy.signal): F.unfold, "
+        "slicing, matmul and einsum are fine."
     ),
     todo=(
-        "Write conv2d_via_unfold: pad, collect the windows as columns, one matrix product per "
-        "group, then reshape to (N, O, H_out, W_out)."
+        "Write conv2d_via_unfold without a convolution function (no conv2d, Conv2d or "
+        "scipy.signal): pad, collect the windows as columns, one matrix product per group, "
+        "then reshape to (N, O, H_out, W_out)."
     ),
     reference=conv2d_general,
     cases=_conv_unfold_cases,
     strategy=_conv_unfold_strategy,
+    forbidden=CONVOLUTIONS,
     misconceptions=(
+        Misconception(
+            "forbidden",
+            "the exercise is to BUILD conv2d from windows and a matrix product: calling a "
+            "convolution (F.conv2d, nn.Conv2d, scipy.signal.correlate) skips the point. Use "
+            "F.unfold (or slices) and matmul.",
+            lambda x, w, s, p, g: _called_conv2d(x, w, s, p, g),
+        ),
         Misconception(
             "flipped_kernel",
             "this is true convolution: conv2d does not flip the kernel; windows and weights "

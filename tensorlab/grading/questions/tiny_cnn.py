@@ -1,5 +1,5 @@
 """Notebook 09: after lesson 16 - a tiny CNN end to end: the shape walk to Linear's
-in_features, flattening a batch, reading the in_features error, counting parameters, and the
+in_features, flattening a batch, the shapes in the in_features error, counting parameters, and the
 cross-entropy loss it trains on."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ import math
 import numpy as np
 
 from ..model import Expect, Misconception, Question
-from ._refs import draw_ints, int_tuples
 
 NB = "09_tiny_cnn"
 
@@ -199,51 +198,98 @@ FLATTEN = Question(
 
 
 # ---------------------------------------------------------------------------- the error message
-def _mismatch(batch, features, in_features, out_features):
-    return (
-        f"mat1 and mat2 shapes cannot be multiplied ({batch}x{features} and "
-        f"{in_features}x{out_features})"
-    )
+FLATTENS = {
+    "batch": "x.view(batch, -1)",
+    "all": "x.view(-1)",
+    "none": "x itself (no flatten)",
+}
+
+
+def _mismatch_shapes(batch, c, h, w, in_features, out_features, flatten, *, linear_flattens=False):
+    """The (mat1, mat2) shapes in "mat1 and mat2 shapes cannot be multiplied (AxB and CxD)"."""
+    if flatten == "batch" or linear_flattens:
+        mat1 = (batch, c * h * w)
+    elif flatten == "all":
+        mat1 = (1, batch * c * h * w)  # a 1-D input is one row
+    else:
+        mat1 = (batch * c * h, w)  # Linear multiplies the LAST axis; the others are rows
+    return (mat1, (in_features, out_features))
+
+
+def _mismatch_ok(b, c, h, w, i, o, flatten):
+    a = _mismatch_shapes(b, c, h, w, i, o, flatten)[0][1]
+    return a != i
+
+
+def _mismatch_cases(rng: np.random.Generator) -> list[tuple]:
+    cases = [(4, 32, 3, 3, 512, 10, "batch"), (4, 32, 3, 3, 288, 10, "none")]
+    cases.append((2, 8, 7, 7, 392, 10, "all"))
+    modes = ("batch", "all", "none")
+    while len(cases) < 12:
+        b, c, h, w, i, o = (
+            int(v) for v in rng.integers((1, 1, 1, 1, 1, 1), (9, 17, 9, 9, 600, 20))
+        )
+        flatten = modes[len(cases) % 3]
+        if _mismatch_ok(b, c, h, w, i, o, flatten):
+            cases.append((b, c, h, w, i, o, flatten))
+    return cases
+
+
+def _mismatch_strategy():
+    from hypothesis import strategies as st
+
+    return st.tuples(
+        *(st.integers(1, 4) for _ in range(6)), st.sampled_from(("batch", "all", "none"))
+    ).filter(lambda t: _mismatch_ok(*t))
 
 
 MISMATCH = Question(
-    id="cnn.mismatch_message",
+    id="cnn.mismatch_shapes",
     notebook=NB,
-    name="mismatch_message",
+    name="mismatch_shapes",
     kind="function",
     prompt=(
-        "nn.Linear(in_features, out_features) applied to x of shape (batch, features) with "
-        "features != in_features raises RuntimeError. Write mismatch_message(batch, features, "
-        "in_features, out_features) returning its exact message (PyTorch 2.13), so that you "
-        "can read which number to fix when you meet it."
+        "A batch x of feature maps (batch, c, h, w) goes into nn.Linear(in_features, "
+        "out_features) after a flatten that may be wrong: flatten is 'batch' "
+        f"({FLATTENS['batch']}), 'all' ({FLATTENS['all']}) or 'none' ({FLATTENS['none']}). "
+        "The sizes do not fit, so PyTorch raises RuntimeError: mat1 and mat2 shapes cannot be "
+        "multiplied (AxB and CxD). Write mismatch_shapes(batch, c, h, w, in_features, "
+        "out_features, flatten) returning ((A, B), (C, D)), so that you can read from the "
+        "message which number is wrong and why."
     ),
     todo=(
-        "Write mismatch_message: which two matrices does Linear multiply, and in which "
-        "layout is its weight stored?"
+        "Write mismatch_shapes: which two matrices does Linear multiply, what does each "
+        "flatten hand it, and in which layout is the weight used?"
     ),
-    reference=_mismatch,
-    cases=lambda rng: (
-        [(4, 288, 512, 10), (1, 400, 256, 120)]
-        + draw_ints(rng, [(1, 64), (1, 999), (1, 999), (1, 100)], 8, lambda b, f, i, o: f != i)
-    ),
-    strategy=lambda: int_tuples((1, 9), (1, 9), (1, 9), (1, 9), where=lambda b, f, i, o: f != i),
+    reference=_mismatch_shapes,
+    cases=_mismatch_cases,
+    strategy=_mismatch_strategy,
     misconceptions=(
         Misconception(
             "weight_as_stored",
             "Linear stores its weight as (out_features, in_features) but multiplies by its "
             "transpose: mat2 is (in_features x out_features).",
-            lambda b, f, i, o: _mismatch(b, f, o, i),
+            lambda b, c, h, w, i, o, f: (_mismatch_shapes(b, c, h, w, i, o, f)[0], (o, i)),
         ),
         Misconception(
             "mat_order",
-            "mat1 is the input (batch x features), mat2 the transposed weight; the input "
-            "comes first.",
-            lambda b, f, i, o: f"mat1 and mat2 shapes cannot be multiplied ({i}x{o} and {b}x{f})",
+            "mat1 is the input, mat2 the transposed weight: the input comes first.",
+            lambda b, c, h, w, i, o, f: tuple(reversed(_mismatch_shapes(b, c, h, w, i, o, f))),
+        ),
+        Misconception(
+            "linear_flattens",
+            "Linear does not flatten anything: it multiplies the LAST axis by the weight and "
+            "treats every other axis as rows (a 4-D x gives batch * c * h rows of w numbers; "
+            "a 1-D x is a single row).",
+            lambda b, c, h, w, i, o, f: _mismatch_shapes(b, c, h, w, i, o, f, linear_flattens=True),
         ),
     ),
     hints=(
-        "Linear computes x @ weight.T + bias with weight of shape (out_features, in_features).",
-        "Produce the error with a small Linear of your own and print str(e).",
+        "Linear computes x @ weight.T + bias with weight of shape (out_features, in_features): "
+        "mat1 is x seen as a matrix, mat2 is weight.T.",
+        "Linear works on the last axis only: x of shape (..., n) is multiplied as a matrix with "
+        "n columns and one row per position of the other axes. Produce each error with a small "
+        "Linear of your own and read it.",
     ),
 )
 
@@ -352,6 +398,14 @@ def _ce_strategy():
     return args()
 
 
+def _called_cross_entropy(logits, targets):
+    """The answer that skips the idea: tensorlab's own cross_entropy."""
+    tl = _tl()
+    import tensorlab.nn.functional as F
+
+    return F.cross_entropy(tl.tensor(np.asarray(logits)), tl.tensor(list(targets))).item()
+
+
 def _softmax_prob(logits, targets):
     z = np.asarray(logits, np.float64)
     p = np.exp(z - z.max(axis=1, keepdims=True))
@@ -367,17 +421,35 @@ CROSS_ENTROPY = Question(
     prompt=(
         "Write cross_entropy(logits, targets) with numpy: what F.cross_entropy(logits, "
         "targets) returns for a float64 array of logits (N, classes) and a tuple of N class "
-        "indices, as a float. It must not overflow for large logits."
+        "indices, as a float, with numpy only (no tensorlab, torch or scipy). It must not "
+        "overflow for large logits."
     ),
     todo=(
-        "Write cross_entropy: the mean over samples of minus the log of the softmax "
-        "probability of the right class, computed stably."
+        "Write cross_entropy with numpy only (no F.cross_entropy, tensorlab, torch or scipy): "
+        "the mean over samples of minus the log of the softmax probability of the right "
+        "class, computed stably."
     ),
     reference=_cross_entropy,
     cases=_ce_cases,
     strategy=_ce_strategy,
     expect=Expect(rtol=1e-6, atol=1e-9),
+    forbidden=(
+        "tensorlab",
+        "torch",
+        "scipy",
+        "cross_entropy",
+        "nll_loss",
+        "CrossEntropyLoss",
+        "NLLLoss",
+    ),
     misconceptions=(
+        Misconception(
+            "forbidden",
+            "the exercise is to compute the loss with numpy: calling F.cross_entropy (or any "
+            "tensorlab, torch or scipy function) only repeats what you should derive. Use "
+            "np.exp, np.log and a max subtracted per row.",
+            lambda z, t: _called_cross_entropy(z, t),
+        ),
         Misconception(
             "sum_not_mean",
             "F.cross_entropy averages over the batch by default (reduction='mean').",

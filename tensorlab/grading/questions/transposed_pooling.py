@@ -1,5 +1,6 @@
-"""Notebook 08: after lesson 15 - transposed convolution's output size, pooling's output size
-with ceil_mode, average pooling at the border (count_include_pad), and the receptive field."""
+"""Notebook 08: after lesson 15 - the output_padding a decoder needs, pooling's output size
+with ceil_mode, average pooling at the border (count_include_pad), and the receptive field's
+span."""
 
 from __future__ import annotations
 
@@ -12,63 +13,122 @@ NB = "08_transposed_pooling"
 
 
 # ---------------------------------------------------------------------------- transposed conv
-def _ct_size(size, kernel_size, stride, padding, output_padding, dilation):
-    return (size - 1) * stride - 2 * padding + dilation * (kernel_size - 1) + output_padding + 1
+def _conv_size(n, k, s, p, d):
+    return (n + 2 * p - d * (k - 1) - 1) // s + 1
 
 
-def _ct_ok(n, k, s, p, op, d):
-    return op < max(s, d) and _ct_size(n, k, s, p, op, d) > 0
+def _encoder_sizes(size, layers):
+    sizes = [size]
+    for k, s, p, d in layers:
+        sizes.append(_conv_size(sizes[-1], k, s, p, d))
+    return sizes
 
 
-CT_SIZE = Question(
-    id="pooling.conv_transpose_size",
+def _decoder_paddings(size, layers, *, order="decoder", rule="remainder"):
+    """output_padding of each conv_transpose layer mirroring ``layers`` (decoder order) so the
+    decoder gives back every length the encoder saw."""
+    sizes = _encoder_sizes(size, layers)
+    ops = []
+    for i, (k, s, p, d) in enumerate(layers):
+        if rule == "remainder":
+            ops.append((sizes[i] + 2 * p - d * (k - 1) - 1) % s)
+        elif rule == "size_mod_stride":
+            ops.append(sizes[i] % s)
+        elif rule == "output_side":
+            ops.append((sizes[i + 1] + 2 * p - d * (k - 1) - 1) % s)
+        else:
+            ops.append(0)
+    return tuple(reversed(ops)) if order == "decoder" else tuple(ops)
+
+
+def _random_encoder(rng: np.random.Generator, size: int) -> tuple:
+    layers, n = [], size
+    for _ in range(int(rng.integers(1, 4))):
+        k, s = int(rng.integers(1, 6)), int(rng.integers(1, 4))
+        p, d = int(rng.integers(0, (k + 1) // 2 + 1)), int(rng.integers(1, 3))
+        if _conv_size(n, k, s, p, d) < 1:
+            break
+        layers.append((k, s, p, d))
+        n = _conv_size(n, k, s, p, d)
+    return tuple(layers) or ((3, 2, 1, 1),)
+
+
+def _decoder_cases(rng: np.random.Generator) -> list[tuple]:
+    cases = [
+        (28, ((3, 2, 1, 1), (3, 2, 1, 1))),
+        (7, ((3, 2, 1, 1),)),
+        (32, ((4, 2, 1, 1), (3, 3, 0, 1), (5, 2, 2, 2))),
+    ]
+    for _ in range(9):
+        size = int(rng.integers(5, 60))
+        cases.append((size, _random_encoder(rng, size)))
+    return cases
+
+
+def _decoder_strategy():
+    from hypothesis import strategies as st
+
+    @st.composite
+    def args(draw):
+        size = draw(st.integers(1, 20))
+        rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+        return (size, _random_encoder(rng, size))
+
+    return args()
+
+
+DECODER_PADDING = Question(
+    id="pooling.decoder_output_padding",
     notebook=NB,
-    name="conv_transpose_output_size",
+    name="decoder_output_padding",
     kind="function",
     prompt=(
-        "Write conv_transpose_output_size(size, kernel_size, stride, padding, output_padding, "
-        "dilation): the output length of F.conv_transpose2d along one axis, as an int."
+        "An encoder applies conv layers to a length `size` along one axis: layers is a tuple "
+        "of (kernel_size, stride, padding, dilation), first layer first. A decoder mirrors it "
+        "with F.conv_transpose1d layers with the same settings in REVERSE order (the last "
+        "encoder layer is undone first). Write decoder_output_padding(size, layers): the "
+        "output_padding each decoder layer needs, in decoder order, as a tuple of ints, so "
+        "that every decoder layer gives back exactly the length its encoder layer received."
     ),
     todo=(
-        "Write conv_transpose_output_size: run conv2d's size formula backwards, then add "
-        "output_padding."
+        "Write decoder_output_padding: walk the lengths down through the encoder, then for "
+        "each layer find what conv2d's floor threw away; list them in the decoder's order."
     ),
-    reference=_ct_size,
-    cases=lambda rng: (
-        [(3, 3, 2, 1, 1, 1), (4, 4, 2, 1, 0, 1), (5, 3, 1, 0, 0, 2)]
-        + draw_ints(rng, [(1, 12), (1, 6), (1, 4), (0, 3), (0, 3), (1, 3)], 9, _ct_ok)
-    ),
-    strategy=lambda: int_tuples((1, 6), (1, 4), (1, 3), (0, 2), (0, 2), (1, 2), where=_ct_ok),
+    reference=_decoder_paddings,
+    cases=_decoder_cases,
+    strategy=_decoder_strategy,
     misconceptions=(
         Misconception(
-            "conv_formula",
-            "that is conv2d's formula (which shrinks): a transposed convolution goes back UP, "
-            "(size - 1) * stride - 2 * padding + dilation * (kernel_size - 1) + "
-            "output_padding + 1.",
-            lambda n, k, s, p, op, d: (n + 2 * p - d * (k - 1) - 1) // s + 1,
-        ),
-        Misconception(
             "no_output_padding",
-            "output_padding adds that many rows/columns on one side: it picks which of the "
-            "input sizes that conv2d maps to `size` you get back.",
-            lambda n, k, s, p, op, d: _ct_size(n, k, s, p, 0, d),
+            "a stride-s conv maps s different input lengths to the same output length (the "
+            "floor): without output_padding the decoder always returns the smallest of them.",
+            lambda size, layers: _decoder_paddings(size, layers, rule="zero"),
         ),
         Misconception(
-            "padding_adds",
-            "in a transposed convolution padding REMOVES 2 * padding from the output (it undoes "
-            "the padding the forward conv added).",
-            lambda n, k, s, p, op, d: _ct_size(n, k, s, -p, op, d),
+            "encoder_order",
+            "the decoder undoes the LAST encoder layer first: list the paddings in reverse "
+            "encoder order.",
+            lambda size, layers: _decoder_paddings(size, layers, order="encoder"),
         ),
         Misconception(
-            "stride_times_size",
-            "the stride spaces the n input pixels: n - 1 gaps of stride, not n * stride.",
-            lambda n, k, s, p, op, d: n * s - 2 * p + d * (k - 1) + op + 1,
+            "size_mod_stride",
+            "what the floor drops is (L_in + 2 * padding - dilation * (kernel_size - 1) - 1) "
+            "mod stride, not L_in mod stride: padding and the kernel's span shift it.",
+            lambda size, layers: _decoder_paddings(size, layers, rule="size_mod_stride"),
+        ),
+        Misconception(
+            "output_side",
+            "the remainder is taken on the length the encoder layer RECEIVED (its input), the "
+            "one the decoder layer must give back, not on the length it produced.",
+            lambda size, layers: _decoder_paddings(size, layers, rule="output_side"),
         ),
     ),
     hints=(
-        "conv2d maps L_in to floor((L_in + 2p - d(k - 1) - 1) / s) + 1. Solve for L_in.",
-        "Without the floor there is one answer; output_padding chooses among the L_in that "
-        "floor makes equal.",
+        "Without output_padding, conv_transpose1d maps L_out to (L_out - 1) * stride - "
+        "2 * padding + dilation * (kernel_size - 1) + 1. Compare that with the L_in that "
+        "conv1d turned into L_out.",
+        "conv1d's floor((L_in + 2p - d(k - 1) - 1) / s) + 1 drops a remainder: that remainder "
+        "is the output_padding. Check each layer with a real conv1d / conv_transpose1d pair.",
     ),
 )
 
@@ -163,6 +223,16 @@ def _avg_cases(rng: np.random.Generator) -> list[tuple]:
     return cases
 
 
+def _called_avg_pool(values, kernel_size, padding, count_include_pad):
+    """The answer that skips the idea: tensorlab's own avg_pool1d."""
+    import tensorlab
+    import tensorlab.nn.functional as F
+
+    x = tensorlab.tensor([[list(values)]], dtype=tensorlab.float64)
+    out = F.avg_pool1d(x, kernel_size, 1, padding, count_include_pad=count_include_pad)
+    return tuple(out.flatten().tolist())
+
+
 def _avg_ok(n, k, p, flag):
     return 2 * p <= k <= n
 
@@ -189,17 +259,37 @@ AVG_BORDER = Question(
         "Write avg_pool_border(values, kernel_size, padding, count_include_pad): "
         "F.avg_pool1d(x, kernel_size, stride=1, padding=padding, "
         "count_include_pad=count_include_pad) for the 1-D signal `values` (a tuple of "
-        "numbers), returned as a tuple of floats."
+        "numbers), returned as a tuple of floats, without calling a pooling function: it "
+        "predicts what avg_pool1d does."
     ),
     todo=(
-        "Write avg_pool_border: each window's sum divided by... how many? It depends on "
-        "count_include_pad at the border."
+        "Write avg_pool_border without avg_pool1d (or AvgPool1d): each window's sum divided "
+        "by... how many? It depends on count_include_pad at the border."
     ),
     reference=_avg_border,
     cases=_avg_cases,
     strategy=_avg_strategy,
     expect=Expect(rtol=1e-6, atol=1e-6),
+    forbidden=(
+        "avg_pool1d",
+        "avg_pool2d",
+        "avg_pool3d",
+        "AvgPool1d",
+        "AvgPool2d",
+        "AvgPool3d",
+        "adaptive_avg_pool1d",
+        "AdaptiveAvgPool1d",
+        "uniform_filter",
+        "uniform_filter1d",
+    ),
     misconceptions=(
+        Misconception(
+            "forbidden",
+            "the exercise is to work out the border divisor yourself: calling avg_pool1d (or "
+            "AvgPool1d, or scipy's uniform_filter) only repeats what it should predict. Sum "
+            "each window with a loop and divide.",
+            lambda v, k, p, c: _called_avg_pool(v, k, p, c),
+        ),
         Misconception(
             "flag_inverted",
             "count_include_pad=True counts the padded zeros in the divisor (always kernel_size); "
@@ -229,9 +319,19 @@ def _receptive_field(layers):
     return r
 
 
+def _touched(layers):
+    """How many distinct input pixels one output pixel reads (the holes left out)."""
+    offsets, jump = {0}, 1
+    for k, s, d in layers:
+        offsets = {o + t * d * jump for o in offsets for t in range(k)}
+        jump *= s
+    return len(offsets)
+
+
 def _rf_cases(rng: np.random.Generator) -> list[tuple]:
     cases = [(((3, 1, 1), (3, 1, 1)),), (((3, 2, 1), (3, 2, 1), (3, 1, 1)),), (((2, 2, 1),),)]
     cases.append((((3, 1, 2), (2, 2, 1), (3, 1, 1)),))
+    cases.append((((3, 1, 2), (3, 1, 2)),))  # a 9-pixel span with holes
     for _ in range(6):
         n = int(rng.integers(1, 5))
         cases.append((tuple(draw_ints(rng, [(1, 5), (1, 3), (1, 3)], n)),))
@@ -253,11 +353,13 @@ RECEPTIVE_FIELD = Question(
     kind="function",
     prompt=(
         "Write receptive_field(layers): layers is a tuple of (kernel_size, stride, dilation) "
-        "for a stack of conv or pooling layers along one axis, first layer first. Return how "
-        "many input pixels one output pixel of the last layer depends on (along that axis)."
+        "for a stack of conv or pooling layers along one axis, first layer first. Return the "
+        "SPAN of the input pixels one output pixel of the last layer depends on (along that "
+        "axis): from the first of them to the last, inclusive. With dilation some pixels "
+        "inside the span are skipped (holes): they still count in the span."
     ),
     todo=(
-        "Write receptive_field: how much does each layer widen the field, measured in input pixels?"
+        "Write receptive_field: how much does each layer widen the span, measured in input pixels?"
     ),
     reference=_receptive_field,
     cases=_rf_cases,
@@ -287,6 +389,13 @@ RECEPTIVE_FIELD = Question(
             lambda layers: _receptive_field(tuple((k, s, 1) for k, s, d in layers)),
         ),
         Misconception(
+            "holes",
+            "that counts only the input pixels actually read; the question asks for the span, "
+            "first to last. With dilation (or a stride larger than the next kernel) the field "
+            "has holes: two dilation-2 3-wide layers read 5 pixels (every other one) spread over a span of 9.",
+            _touched,
+        ),
+        Misconception(
             "kernels_multiplied",
             "fields do not multiply: each layer ADDS (its span - 1) times the product of the "
             "earlier strides.",
@@ -297,7 +406,8 @@ RECEPTIVE_FIELD = Question(
         "Two 3-wide stride-1 layers see 5 pixels: each adds kernel_size - 1.",
         "After a stride-2 layer, neighbouring pixels are 2 input pixels apart: keep the "
         "product of the strides so far, and measure each later kernel's span in input pixels.",
-        "Check with autograd: which input pixels get a non-zero gradient from one output pixel?",
+        "Check with autograd: the FIRST and the LAST input pixel with a non-zero gradient from "
+        "one output pixel (with dilation, pixels in between can have a zero gradient).",
     ),
 )
 
@@ -309,4 +419,4 @@ def _jump(layers) -> int:
     return j
 
 
-QUESTIONS = [CT_SIZE, POOL_SIZE, AVG_BORDER, RECEPTIVE_FIELD]
+QUESTIONS = [DECODER_PADDING, POOL_SIZE, AVG_BORDER, RECEPTIVE_FIELD]

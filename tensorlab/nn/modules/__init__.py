@@ -31,7 +31,14 @@ from .activation import (
     Softplus,
     Tanh,
 )
-from .batchnorm import BatchNorm1d, BatchNorm2d
+from .batchnorm import (
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+)
 from .container import ModuleDict, ModuleList
 from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
@@ -76,6 +83,10 @@ __all__ += [
     "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
+    "BatchNorm3d",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
     "CircularPad1d",
     "CircularPad2d",
     "ConstantPad1d",
@@ -122,3 +133,6 @@ __all__ += [
 __all__ += ["Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Fold", "Unfold"]
 __all__ += ["LazyConv1d", "LazyConv2d", "LazyConv3d"]
 __all__ += ["LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
+
+__all__ += ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]

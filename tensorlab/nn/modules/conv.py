@@ -10,11 +10,9 @@ from ... import _dtype as D
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
 from .module import Module
-from .utils import _ntuple, _pair, _reverse_repeat_tuple, _single
-
-_triple = _ntuple(3)
+from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
 __all__ = [
     "Conv1d",
@@ -113,7 +111,7 @@ class _ConvNd(Module):
         The bias uses the same bound. Values come from tensorlab's seeded generator
         (``tensorlab.manual_seed``); they follow PyTorch's distribution, not its exact numbers.
         """
-        fan_in = _fan_in(self.weight)
+        fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
         if 0 in tuple(self.weight.shape):
             warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
         else:
@@ -137,17 +135,6 @@ class _ConvNd(Module):
         if self.padding_mode != "zeros":
             s += ", padding_mode={padding_mode}"
         return s.format(**self.__dict__)
-
-
-def _fan_in(weight: Tensor) -> int:
-    if weight.ndim < 2:
-        raise ValueError(
-            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
-        )
-    receptive = 1
-    for s in tuple(weight.shape)[2:]:
-        receptive *= s
-    return weight.shape[1] * receptive
 
 
 class Conv1d(_ConvNd):
@@ -446,14 +433,13 @@ class ConvTranspose3d(_ConvTransposeNd):
 class _LazyConvXdMixin:
     """``in_channels`` is read from the first input (the d2l book's ``nn.LazyConv2d``).
 
-    Until then the layer has ``in_channels == 0`` and a weight with no elements; the first call
-    creates and initialises the parameters, and the layer becomes the plain class it stands for
-    (``cls_to_become``), as in PyTorch.
+    Until then the layer has ``in_channels == 0`` and ``UninitializedParameter`` weights (their
+    ``shape`` raises); the first call materialises and initialises them, and the layer becomes
+    the plain class it stands for (``cls_to_become``), as in PyTorch.
     """
 
     cls_to_become: type = Module
     _lazy_spatial = 2
-    _lazy_bias = True
 
     def reset_parameters(self) -> None:
         if self.in_channels != 0:
@@ -475,16 +461,13 @@ class _LazyConvXdMixin:
         self.in_channels = input.shape[1] if input.dim() == n + 2 else input.shape[0]
         if self.in_channels % self.groups != 0:
             raise ValueError("in_channels must be divisible by groups")
-        from ..._ops.creation import empty
-
-        dtype = self.weight.dtype
         if self.transposed:
             shape = (self.in_channels, self.out_channels // self.groups, *self.kernel_size)
         else:
             shape = (self.out_channels, self.in_channels // self.groups, *self.kernel_size)
-        self.weight = Parameter(empty(shape, dtype=dtype))
-        if self._lazy_bias:
-            self.bias = Parameter(empty(self.out_channels, dtype=dtype))
+        self.weight.materialize(shape)
+        if self.bias is not None:
+            self.bias.materialize((self.out_channels,))
         self.reset_parameters()
         self.__class__ = self.cls_to_become
 
@@ -520,7 +503,9 @@ def _lazy(name: str, base: type, spatial: int) -> type:
             dtype,
         )
         self.out_channels = out_channels
-        self._lazy_bias = bool(bias)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
 
     doc = (
         f"A :class:`{base.__name__}` whose ``in_channels`` is inferred from the first input: "
@@ -577,11 +562,9 @@ def _lazy_transpose(name: str, base: type, spatial: int) -> type:
             dtype,
         )
         self.out_channels = out_channels
-        self._lazy_bias = bool(bias)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
         if bias:
-            from ..._ops.creation import empty
-
-            self.bias = Parameter(empty(0, dtype=self.weight.dtype))
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
 
     doc = (
         f"A :class:`{base.__name__}` whose ``in_channels`` is inferred from the first input: "

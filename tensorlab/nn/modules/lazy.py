@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..parameter import UninitializedParameter
+from ..parameter import is_lazy
 from .module import Module
 
 
@@ -15,7 +15,7 @@ class LazyModuleMixin:
 
     def has_uninitialized_params(self) -> bool:
         for p in list(self._parameters.values()) + list(self._buffers.values()):
-            if isinstance(p, UninitializedParameter):
+            if is_lazy(p):
                 return True
         return False
 

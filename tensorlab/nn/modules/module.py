@@ -245,14 +245,16 @@ class Module:
 
     def state_dict(self, *, destination=None, prefix: str = "", keep_vars: bool = False):
         """Parameters and persistent buffers by dotted name (detached, sharing storage)."""
+        from ..parameter import is_lazy
+
         if destination is None:
             destination = OrderedDict()
         for name, p in self._parameters.items():
-            if p is not None:
-                destination[prefix + name] = p if keep_vars else p.detach()
+            if p is not None:  # a lazy layer's unborn parameter is kept as it is, as torch does
+                destination[prefix + name] = p if keep_vars or is_lazy(p) else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = b if keep_vars else b.detach()
+                destination[prefix + name] = b if keep_vars or is_lazy(b) else b.detach()
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(
@@ -262,6 +264,8 @@ class Module:
 
     def load_state_dict(self, state_dict, strict: bool = True):
         """Copy values into the existing parameters/buffers (shapes must match)."""
+        from ..parameter import is_lazy
+
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
@@ -277,6 +281,8 @@ class Module:
             if k not in state_dict:
                 continue
             src = state_dict[k]
+            if is_lazy(target) and not is_lazy(src):  # a lazy layer takes the saved shape
+                target.materialize(src.shape)
             if tuple(src.shape) != tuple(target.shape):
                 errors.append(
                     f"size mismatch for {k}: copying a param with shape {src.shape} from "

@@ -1,0 +1,7 @@
+"""``python -m tensorlab``: the ``tensorlab`` command, for when its script is not on PATH."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
