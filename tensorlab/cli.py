@@ -115,6 +115,7 @@ def cmd_grade(args) -> int:
     from .grading.cluster import ClusterUnavailable
     from .grading.grade import grade
     from .grading.sandbox import SandboxUnavailable, resolve
+    from .grading.text import terminal
 
     for path in args.submissions:
         problem = _bad_path(path, folders=True)
@@ -166,8 +167,8 @@ def cmd_grade(args) -> int:
     )
     for rec in summary["grader_errors"]:
         print(
-            f"warning: {rec['path']} could not be graded (recorded as lost, "
-            f"{rec.get('max_score', 0):g} points): {rec['reason']}",
+            f"warning: {terminal(rec['path'])} could not be graded (recorded as lost, "
+            f"{rec.get('max_score', 0):g} points): {terminal(rec['reason'])}",
             file=sys.stderr,
         )
     return 0
@@ -178,6 +179,7 @@ def cmd_check(args) -> int:
 
     from .grading.grade import grade
     from .grading.sandbox import SandboxUnavailable, resolve
+    from .grading.text import terminal
 
     for path in args.notebooks:
         problem = _bad_path(path, folders=False)
@@ -209,18 +211,18 @@ def cmd_check(args) -> int:
             return 1
     passed = total = 0
     whole = True  # every notebook ran to its end
-    for rec in summary["records"]:
-        print(f"{rec['path']}: {rec.get('score', 0):g}/{rec.get('max_score', 0):g}")
+    for rec in summary["records"]:  # what a notebook or a file name holds is escaped
+        print(f"{terminal(rec['path'])}: {rec.get('score', 0):g}/{rec.get('max_score', 0):g}")
         if rec.get("reason"):
             whole = False
-            print(f"  {rec['reason']}")
+            print(f"  {terminal(rec['reason'])}")
         for qid, q in rec.get("questions", {}).items():
             total += 1
             passed += q["status"] == "passed"
             mark = "✓" if q["status"] == "passed" else "✗"
             line = f"  {mark} {qid:<28} {q['status']}"
             if q["status"] != "passed" and q.get("message"):
-                line += f": {q['message']}"
+                line += f": {terminal(q['message'])}"
             print(line)
             if q.get("misconception_message"):
                 print(f"      likely misconception: {q['misconception_message']}")

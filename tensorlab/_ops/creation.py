@@ -20,9 +20,9 @@ import numpy as np
 from .. import _dtype as D
 from .. import _layout as L
 from .._tensor import Tensor
-from ..random import (  # noqa: F401  (re-exported: tensorlab's seeding API lives in random.py)
+from ..random import (  # noqa: F401  (re-exported: tensorlab's seeding API lives in random/)
     Generator,
-    _rng,
+    _gen,
     default_generator,
     get_rng_state,
     initial_seed,
@@ -396,8 +396,43 @@ def _random(name, args, size, draw, generator, dtype, out, requires_grad, defaul
         raise _invalid_combination(name, args)
     shape = _shape_arg(_size_arg(args, size, name), name)
     d = _out_dtype(name, dtype, out, default or D.get_default_dtype())
-    t = Tensor._from_array(np.asarray(draw(_rng(generator), shape)), d)
+    n = math.prod(shape)
+    values = draw(n, d, _gen(generator), None).reshape(shape)  # a fresh, contiguous tensor
+    t = Tensor._from_array(values.astype(d.np, copy=False), d)
     return _finish(_into_out(name, t, out), requires_grad)
+
+
+# The draws of the random factories, PyTorch's kernels (``random/_kernels.py``):
+# ``draw(n, dtype, generator, like)`` gives ``n`` values in fill order; ``like`` is the tensor
+# filled (for its layout), or None for a fresh contiguous one.
+def _float_kernel(d, kernel: str) -> None:
+    if not d.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.SCALAR_NAME[d.name]}'")
+
+
+def _uniform01(n, d, g, like):
+    from ..random._kernels import uniform
+
+    _float_kernel(d, "check_uniform_bounds")
+    return uniform(g, n, d, 0.0, 1.0)
+
+
+def _normal01(n, d, g, like):
+    from ..random._kernels import normal
+
+    _float_kernel(d, "normal_kernel_cpu")
+    return normal(g, n, d, 0.0, 1.0, like is None or like.is_contiguous())
+
+
+def _ints(low: int, high: int):
+    def draw(n, d, g, like):
+        from ..random._kernels import int_from_to
+        from .distributions import _check_range
+
+        _check_range(int(low), int(high), d)
+        return int_from_to(g, n, int(low), int(high))
+
+    return draw
 
 
 def rand(
@@ -417,7 +452,7 @@ def rand(
         "rand",
         size,
         _kw_size(kw, "rand"),
-        lambda g, s: g.random(s),
+        _uniform01,
         generator,
         dtype,
         out,
@@ -446,7 +481,7 @@ def randn(
         "randn",
         size,
         _kw_size(kw, "randn"),
-        lambda g, s: g.standard_normal(s),
+        _normal01,
         generator,
         dtype,
         out,
@@ -501,7 +536,7 @@ def randint(
         "randint",
         (),
         size,
-        lambda g, s: g.integers(low, high, size=s),
+        _ints(low, high),
         generator,
         dtype,
         out,
@@ -514,13 +549,13 @@ def _random_like(
     name, input, draw, generator, dtype, layout, device, pin_memory, requires_grad, memory_format
 ):
     t = _like(input, name, dtype, device, layout, pin_memory, memory_format)
-    if t.numel():
-        t._np()[...] = draw(_rng(generator), t._shape)
-    return _finish(t, requires_grad)
+    from .distributions import _put
+
+    return _finish(_put(t, draw(t.numel(), t.dtype, _gen(generator), t)), requires_grad)
 
 
 def _random_like_fn(name: str, draw, what: str):
-    """``rand_like``/``randn_like``: ``draw(generator, shape)`` into a tensor laid out like
+    """``rand_like``/``randn_like``: ``draw(...)`` into a tensor laid out like
     ``input`` (PyTorch's ``preserve_format``)."""
 
     def fn(
@@ -552,8 +587,8 @@ def _random_like_fn(name: str, draw, what: str):
     return fn
 
 
-rand_like = _random_like_fn("rand_like", lambda g, s: g.random(s), "Uniform on [0, 1)")
-randn_like = _random_like_fn("randn_like", lambda g, s: g.standard_normal(s), "Standard normal")
+rand_like = _random_like_fn("rand_like", _uniform01, "Uniform on [0, 1)")
+randn_like = _random_like_fn("randn_like", _normal01, "Standard normal")
 
 
 def randint_like(
@@ -575,7 +610,7 @@ def randint_like(
     return _random_like(
         "randint_like",
         input,
-        lambda g, s: g.integers(low, high, size=s),
+        _ints(low, high),
         generator,
         dtype,
         layout,
@@ -602,5 +637,7 @@ def randperm(
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     d = _out_dtype("randperm", dtype, out, D.int64)
-    t = Tensor._from_array(_rng(generator).permutation(n), d)
+    from ..random._kernels import randperm as perm
+
+    t = Tensor._from_array(perm(_gen(generator), n), d)
     return _finish(_into_out("randperm", t, out), requires_grad)

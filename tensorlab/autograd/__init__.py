@@ -40,4 +40,17 @@ __all__ = [
     "no_grad",
     "set_detect_anomaly",
     "set_grad_enabled",
+    "Variable",
+    "profiler",
 ]
+
+
+def __getattr__(name: str):
+    """``profiler`` and ``Variable`` load on first use (``_tensor`` imports this package)."""
+    import importlib
+
+    if name in ("profiler", "profiler_util", "variable"):
+        return importlib.import_module(f"{__name__}.{name}")
+    if name == "Variable":
+        return importlib.import_module(f"{__name__}.variable").Variable
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

@@ -33,52 +33,73 @@ def payload(q, seed: int) -> str:
     return json.dumps({"cases": cases})
 
 
-def answer_from(outputs: list, nonce: str, qid: str):
-    from ._harness import MIME
+def answer_from(outputs: list, nonce: str, qid: str, key: str):
+    """The answer the harness published for ``qid`` in this cell: only a body signed with the
+    notebook's ``key`` counts (see ``_harness``). None when there is none; ``{"t": "tampered"}``
+    when the only answers there are unsigned or wrongly signed (a forged or altered answer)."""
+    import hmac
 
-    found = None
+    from ._harness import MIME, sign
+
+    found = forged = None
     for out in outputs:
         data = out.get("data", {}) if out.get("output_type") == "display_data" else {}
-        msg = data.get(MIME)
-        if isinstance(msg, str):
-            try:
-                msg = json.loads(msg)
-            except ValueError:
-                continue
+        msg = data.get(MIME) if isinstance(data, dict) else None
+        if msg is None:
+            continue
+        body = msg.get("body") if isinstance(msg, dict) else None
+        sig = msg.get("sig") if isinstance(msg, dict) else None
+        if not (isinstance(body, str) and isinstance(sig, str)):
+            forged = True
+            continue
+        if not hmac.compare_digest(sign(key, body), sig):
+            forged = True
+            continue
+        try:
+            msg = json.loads(body)
+        except (ValueError, RecursionError):
+            continue
         if isinstance(msg, dict) and msg.get("nonce") == nonce and msg.get("qid") == qid:
             found = msg.get("answer")
+    if found is None and forged:
+        return {"t": "tampered", "what": "an answer the grading harness did not sign"}
     return found
 
 
 def judge_answer(q, answer, seed: int):
+    """The verdict on an answer as the kernel sent it (``judge.judge_encoded``: sized, decoded
+    and judged under one guard; it never raises for what the answer holds). A learner's own
+    check of an authored course (``PublicCheck``) is judged on its public cases, likewise."""
     from .authoring import PublicCheck, judge_public
     from .encode import decode
-    from .judge import judge_function, judge_value
+    from .judge import check_size, guarded, judge_encoded
 
-    if isinstance(q, PublicCheck):  # a learner's own check of an authored course
+    if not isinstance(q, PublicCheck) or (
+        isinstance(answer, dict) and answer.get("t") == "tampered"
+    ):
+        return judge_encoded(q, answer, seed)
+
+    def step():
+        check_size(answer)
         if q.kind == "function" and isinstance(answer, dict) and answer.get("t") == "results":
             items = answer.get("items")
             if not isinstance(items, list):
                 raise ValueError("malformed results")
             return judge_public(q, [decode(x) for x in items])
         return judge_public(q, decode(answer))
-    if q.kind == "function" and isinstance(answer, dict) and answer.get("t") == "results":
-        items = answer.get("items")
-        if not isinstance(items, list):
-            raise ValueError("malformed results")
-        return judge_function(q, [decode(x) for x in items], seed)
-    value = decode(answer)
-    return judge_value(q, value) if q.kind == "value" else judge_function(q, value, seed)
+
+    return guarded(q.id, step)
 
 
-def rule_verdict_for(q, cells: list[ExecCell]):
-    """The failed verdict of an answer that breaks its question's rules (``q.forbidden``), read
-    from the source the grader spliced in (the kernel is never asked), else None."""
-    from .judge import answer_names, rule_verdict, rule_violation
+def with_rules(q, cells: list[ExecCell], verdict):
+    """``verdict``, or the failed verdict of an answer that breaks its question's rules
+    (``judge.rule_check``: the same check as the inline ``check``), read from the source the
+    grader spliced in (the kernel is never asked)."""
+    from .judge import guarded, rule_check
+    from .judge import with_rules as apply
 
     own = [c.source for c in cells if c.qid == q.id]
-    if not own:
-        return None
-    used = answer_names(q.name, own[-1], [c.source for c in cells])
-    broken = rule_violation(q, used)
-    return rule_verdict(q, broken) if broken else None
+    if not own or not q.forbidden:
+        return verdict
+    context = [c.source for c in cells]
+    return guarded(q.id, lambda: apply(q, verdict, rule_check(q, own[-1], context)))

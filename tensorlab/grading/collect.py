@@ -13,11 +13,11 @@ import json
 import os
 import re
 import stat
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from .records import UNASSIGNED
+from .text import display, raw_bytes, same_name
 
 MAX_SUBMISSION_BYTES = 20 * 2**20
 
@@ -51,16 +51,51 @@ def student_file(student: str) -> str:
     """
     if student == UNASSIGNED or re.fullmatch(r"[a-z0-9][a-z0-9._-]{0,79}", student):
         return f"{student}.json"
-    digest = hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    digest = hashlib.sha256(raw_bytes(student)).hexdigest()[:10]  # undecodable bytes kept
     slug = re.sub(r"[^a-z0-9._-]+", "_", student.lower()).strip("._-")[:60] or "student"
     return f"{slug}~{digest}.json"
 
 
-def _display(name: str) -> str:
-    """A file name as text (undecodable bytes shown as escapes, never an encoding error),
-    NFC-normalised: a name decomposed (NFD, as macOS zips write it) is the same name."""
-    text = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return unicodedata.normalize("NFC", text)
+def _size_of(path: Path) -> str:
+    """``"N bytes"`` for a file that is recorded without being read (never followed)."""
+    try:
+        return f"{path.lstat().st_size} bytes"
+    except OSError:
+        return "size unknown"
+
+
+_COPY = re.compile(r"(.+?)(?:-Copy\d+| \(\d+\)| - Copy(?: \(\d+\))?|-checkpoint|_copy\d*)$")
+
+
+def copy_of(name: str, notebooks) -> str | None:
+    """The released notebook a file name is a copy of (``04_strides-Copy1.ipynb`` ->
+    ``04_strides.ipynb``, as Jupyter, file managers and checkpoints name copies), else None."""
+    if not name.endswith(".ipynb"):
+        return None
+    m = _COPY.fullmatch(name[: -len(".ipynb")])
+    original = f"{m[1]}.ipynb" if m else None
+    return original if original in notebooks else None
+
+
+def _unknown_name(name: str, notebooks, graded: str | None = None) -> str:
+    """Why a file with a name that is not a released notebook's is not graded (the same words
+    for ``grade`` and ``check``): which file is graded instead, when it is a copy."""
+    shown = display(name)
+    original = copy_of(name, notebooks)
+    if original is not None:
+        where = (
+            f"the graded file is {display(graded)}"
+            if graded
+            else f"rename it to {original} to have it graded"
+        )
+        return (
+            f"{shown} is not the name of a released notebook: it is a copy of {original}, and "
+            f"only a file named {original} is graded ({where})"
+        )
+    return (
+        f"{shown} is not the name of a released notebook (expected one of "
+        f"{', '.join(sorted(notebooks))}): not graded"
+    )
 
 
 def read_submission(path: Path, root: Path | None) -> tuple[bytes | None, str | None]:
@@ -106,21 +141,6 @@ def read_submission(path: Path, root: Path | None) -> tuple[bytes | None, str | 
         os.close(fd)
 
 
-def _assignment_of(data: bytes | None, manifest: dict) -> str | None:
-    """The released notebook a file says it is (``metadata.tensorlab.assignment``), if any."""
-    if data is None:
-        return None
-    try:
-        meta = json.loads(data.decode("utf-8")).get("metadata", {}).get("tensorlab", {})
-    except (ValueError, UnicodeDecodeError, AttributeError, RecursionError):
-        return None
-    assignment = meta.get("assignment") if isinstance(meta, dict) else None
-    for name, info in manifest["notebooks"].items():
-        if info["assignment"] == assignment:
-            return name
-    return None
-
-
 def _walk(root: Path) -> list[tuple[Path, bool]]:
     """(path, is a symlinked folder) for every notebook under ``root``, sorted; symlinked
     folders are reported, never entered; hidden files and folders are skipped."""
@@ -148,11 +168,14 @@ def collect(paths: list[str], manifest: dict) -> list[Job]:
     A folder is a class folder: ``<student>/<NN_topic>.ipynb`` (deeper levels still belong to
     the first folder's student), a notebook directly in it is recorded as ``_unassigned``; a
     folder holding notebooks and no sub-folders is one student's folder (named after it). A
-    file named on the command line belongs to its folder's student, and a file not named like a
-    released notebook is then recognised by its metadata. Within a class folder, a file with
-    another name is recorded for its student as not graded (never a new student), and so is a
-    second copy of a notebook the student already has (the shallowest, first copy is graded).
-    Raises ``FileNotFoundError`` for a path that does not exist.
+    file named on the command line belongs to its folder's student. Only a file named like a
+    released notebook is read (sized first, at most ``MAX_SUBMISSION_BYTES``); a file with
+    another name is recorded for its student by name and size, unread, as not graded (never a
+    new student; a copy such as ``04_strides-Copy1.ipynb`` says which file is graded), and so
+    is a second copy of a notebook the student already has (the shallowest, first readable copy
+    is graded). A student is the folder's name as the file system gives it (undecodable bytes
+    kept, so two names differing only there are two students). Raises ``FileNotFoundError``
+    for a path that does not exist.
     """
     notebooks = manifest["notebooks"]
     jobs: list[Job] = []
@@ -161,61 +184,96 @@ def collect(paths: list[str], manifest: dict) -> list[Job]:
         if not p.exists() and not p.is_symlink():
             raise FileNotFoundError(f"no such file or folder: {arg}")
         if p.is_dir():
-            entries = _walk(p)
-            # a folder with notebooks but no sub-folders is one student's folder
-            own = bool(entries) and all(len(e.relative_to(p).parts) == 1 for e, _ in entries)
-            for path, is_dir_link in entries:
-                rel = path.relative_to(p)
-                if own:
-                    student = _display(p.resolve().name) or UNASSIGNED
-                else:
-                    student = _display(rel.parts[0]) if len(rel.parts) > 1 else UNASSIGNED
-                name = _display(path.name)
-                if is_dir_link:
-                    if len(rel.parts) == 1 and not own:
-                        student = name
-                    jobs.append(
-                        Job(
-                            str(path),
-                            student,
-                            None,
-                            problem="a symbolic link to a folder is not followed",
-                        )
-                    )
-                    continue
-                # a link may point inside its own student's folder, nowhere else
-                data, problem = read_submission(
-                    path, p / rel.parts[0] if len(rel.parts) > 1 and not own else p
-                )
-                nb = path.name if path.name in notebooks else None
-                if problem is None and nb is None:
-                    problem = (
-                        f"{name} is not the name of a released notebook (expected one of "
-                        f"{', '.join(sorted(notebooks))}): not graded"
-                    )
-                    status = "unknown"
-                else:
-                    status = "error"
-                if student == UNASSIGNED:  # no student: no notebook of theirs to count
-                    nb = None
-                    if problem is None:
-                        problem = (
-                            "a notebook outside any student folder (expected "
-                            "<student>/<NN_topic>.ipynb): not graded"
-                        )
-                        status = "unknown"
-                jobs.append(Job(str(path), student, nb, data, problem, status))
+            jobs += _collect_folder(p, notebooks)
         else:
-            data, problem = read_submission(p, None)
-            nb = p.name if p.name in notebooks else _assignment_of(data, manifest)
-            student = _display(p.resolve().parent.name) or UNASSIGNED
-            if problem is None and nb is None:
+            # a file named on the command line: its name says which notebook it is, as in a
+            # class folder (`check` and `grade` agree on a copy such as 04_strides-Copy1)
+            nb = p.name if p.name in notebooks else None
+            student = same_name(p.resolve().parent.name) or UNASSIGNED
+            if nb is None:
                 problem = (
-                    "cannot tell which exercise this is (name the file like the released "
+                    _unknown_name(p.name, notebooks)
+                    if copy_of(p.name, notebooks)
+                    else "cannot tell which exercise this is (name the file like the released "
                     "notebook, e.g. <student>/01_convolution.ipynb)"
                 )
+                jobs.append(Job(str(p), student, None, None, f"{problem} ({_size_of(p)})"))
+                continue
+            data, problem = read_submission(p, None)
             jobs.append(Job(str(p), student, nb, data, problem))
-    return _drop_copies(_unique(jobs))
+    return _unique(jobs)
+
+
+def _collect_folder(p: Path, notebooks) -> list[Job]:
+    """The jobs of a class folder (or one student's folder). Only files named like a released
+    notebook are read, one per (student, notebook): the shallowest, first readable copy; every
+    other file is recorded by name and size, unread (so no number of copies or links to one
+    big file can fill the grader's memory)."""
+    entries = _walk(p)
+    # a folder with notebooks but no sub-folders is one student's folder
+    own = bool(entries) and all(len(e.relative_to(p).parts) == 1 for e, _ in entries)
+    found: list[tuple[Path, str, str | None, Path]] = []  # path, student, notebook, root
+    jobs: list[Job] = []
+    for path, is_dir_link in entries:
+        rel = path.relative_to(p)
+        if own:
+            student = same_name(p.resolve().name) or UNASSIGNED
+        else:
+            student = same_name(rel.parts[0]) if len(rel.parts) > 1 else UNASSIGNED
+        if is_dir_link:
+            if len(rel.parts) == 1 and not own:
+                student = same_name(path.name)
+            problem = "a symbolic link to a folder is not followed"
+            jobs.append(Job(str(path), student, None, problem=problem))
+            continue
+        if student == UNASSIGNED:  # no student: no notebook of theirs to count
+            problem = (
+                "a notebook outside any student folder (expected <student>/<NN_topic>.ipynb): "
+                f"not graded ({_size_of(path)})"
+            )
+            jobs.append(Job(str(path), student, None, None, problem, "unknown"))
+            continue
+        nb = path.name if path.name in notebooks else None
+        # a link may point inside its own student's folder, nowhere else
+        root = p / rel.parts[0] if len(rel.parts) > 1 and not own else p
+        found.append((path, student, nb, root))
+    # one released notebook per student is read: the shallowest, first readable copy
+    order = sorted(found, key=lambda f: (len(f[0].parts), str(f[0])))
+    graded: dict[tuple[str, str], Job] = {}
+    unread: dict[Path, Job] = {}
+    for path, student, nb, root in order:
+        if nb is None:
+            continue
+        first = graded.get((student, nb))
+        if first is not None:
+            reason = f"another copy of {nb} ({display(first.path)}) was graded ({_size_of(path)})"
+            unread[path] = Job(str(path), student, None, None, reason, "duplicate")
+            continue
+        data, problem = read_submission(path, root)
+        if problem is None:
+            graded[(student, nb)] = Job(str(path), student, nb, data)
+        else:
+            unread[path] = Job(str(path), student, nb, None, problem)
+    for job in list(unread.values()):  # an unreadable copy, when a readable one was graded
+        first = graded.get((job.student, job.notebook)) if job.notebook else None
+        if first is not None:
+            reason = (
+                f"{job.problem} (another copy of {job.notebook}, {display(first.path)}, was used)"
+            )
+            unread[Path(job.path)] = Job(job.path, job.student, None, None, reason, "duplicate")
+    for path, student, nb, _ in found:
+        if nb is None:
+            original = copy_of(path.name, notebooks)
+            first = graded.get((student, original)) if original else None
+            problem = _unknown_name(path.name, notebooks, first.path if first else None)
+            jobs.append(
+                Job(str(path), student, None, None, f"{problem} ({_size_of(path)})", "unknown")
+            )
+        elif path in unread:
+            jobs.append(unread[path])
+        else:
+            jobs.append(graded[(student, nb)])
+    return jobs
 
 
 def _unique(jobs: list[Job]) -> list[Job]:
@@ -225,26 +283,6 @@ def _unique(jobs: list[Job]) -> list[Job]:
         if key not in seen:
             seen.add(key)
             out.append(j)
-    return out
-
-
-def _drop_copies(jobs: list[Job]) -> list[Job]:
-    """One file per (student, notebook) keeps that notebook; any other copy is recorded with
-    the reason, not graded, never merged (a readable copy wins, then the shallowest, first)."""
-    chosen: dict[tuple, Job] = {}
-    order = sorted(jobs, key=lambda j: (j.problem is not None, len(Path(j.path).parts), j.path))
-    for j in order:
-        if j.notebook is not None:
-            chosen.setdefault((j.student, j.notebook), j)
-    out = []
-    for j in jobs:
-        first = chosen.get((j.student, j.notebook))
-        if first is not None and first is not j:
-            reason = j.problem or f"another copy of {j.notebook} ({first.path}) was graded"
-            if j.problem is not None:
-                reason += f" (another copy of {j.notebook}, {first.path}, was used)"
-            j = Job(j.path, j.student, None, None, reason, "duplicate")
-        out.append(j)
     return out
 
 

@@ -53,6 +53,7 @@ from .results import (  # noqa: F401
     write_results,
 )
 from .run import MAX_RESTARTS, PRELUDE, Settings, grade_notebook  # noqa: F401
+from .text import terminal
 
 
 # ---------------------------------------------------------------------------- parsing sizes
@@ -79,7 +80,8 @@ class Progress:
         self.done += 1
         if not self.enabled:
             return
-        label = f"{record['student']}/{record.get('notebook') or Path(record['path']).name}"
+        name = record.get("notebook") or Path(record["path"]).name
+        label = terminal(f"{record['student']}/{name}")  # a folder name cannot drive the terminal
         score = f"{record.get('score', 0):g}/{record.get('max_score', 0):g}"
         elapsed = time.monotonic() - self.started
         if self.tty:

@@ -183,5 +183,17 @@ def gradebook_row(doc: dict, qids: list[str]) -> list[str]:
         if sub.get("notebook"):
             for qid, rec in sub.get("questions", {}).items():
                 points[qid] = rec["points"]
-    row = [doc["student"], f"{doc['score']:g}", f"{doc['max_score']:g}", f"{doc['lost']:g}"]
+    row = [_student_cell(doc), f"{doc['score']:g}", f"{doc['max_score']:g}", f"{doc['lost']:g}"]
     return row + [f"{points[q]:g}" if q in points else "" for q in qids]
+
+
+def _student_cell(doc: dict) -> str:
+    """The student's name as a gradebook cell: a formula neutralised (``text.csv_cell``), and
+    a name with undecodable bytes followed by its grade file, so it stays distinct."""
+    from .text import csv_cell, display
+
+    student = doc["student"]
+    cell = csv_cell(student)
+    if display(student) != student:
+        cell += f" [{doc.get('file', '')}]"
+    return cell

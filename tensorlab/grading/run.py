@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import secrets
-import tempfile
 import time
 import traceback
 from dataclasses import dataclass
@@ -25,7 +24,9 @@ from .rebuild import ExecCell, parse_submission, rebuild
 from .records import lost_record, notebook_record, question_infos, unjudged, verdict_record
 
 MAX_RESTARTS = 3
-PRELUDE = "import tensorlab.grading._harness as _tl_harness\n_tl_harness.install()\ndel _tl_harness"
+PRELUDE = (  # .format(key=...): the harness signs every answer with this notebook's secret key
+    "import tensorlab.grading._harness as _tl_harness\n_tl_harness.install({key!r})\ndel _tl_harness"
+)
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class Runner:
         self.poisoned: dict[int, str] = {}  # cell index -> "timeout" | "kernel_died"
         self.errors: dict[int, tuple[str, str]] = {}  # cell index -> (ename, evalue)
         self.restarts = 0
+        self.key = secrets.token_hex(32)  # the harness signs answers with it (see _harness)
 
     def budget(self) -> float:
         left = self.deadline - time.monotonic()
@@ -93,7 +95,7 @@ class Runner:
             else:
                 self.kernel.start()
             self.restarts += 1
-            if self.run(PRELUDE).status != "ok":
+            if self.run(PRELUDE.format(key=self.key)).status != "ok":
                 raise _GiveUp
             if self._replay(upto):
                 return
@@ -170,7 +172,8 @@ def _ask_and_judge(runner: Runner, q, info: dict, nonce: str, settings, results:
         results[qid] = unjudged({qid: info}, status, reason)[qid]
         runner.recover(r.status, len(cells))
         return results[qid]
-    answer = batch_judge.answer_from(r.outputs, nonce, qid) if r.status == "ok" else None
+    ok = r.status == "ok"
+    answer = batch_judge.answer_from(r.outputs, nonce, qid, runner.key) if ok else None
     if answer is None:
         reason = "no answer came back from the kernel"
         if r.status == "error":
@@ -180,13 +183,8 @@ def _ask_and_judge(runner: Runner, q, info: dict, nonce: str, settings, results:
     override = _unanswered(runner, qid, missing)
     if override is not None:
         return unjudged({qid: info}, *override)[qid]
-    try:
-        verdict = batch_judge.judge_answer(q, answer, settings.seed)
-    except ValueError as e:
-        reason = f"the kernel sent a malformed answer: {_clip(e, 200)}"
-        return unjudged({qid: info}, "error", reason)[qid]
-    if q.forbidden and verdict.passed:
-        verdict = batch_judge.rule_verdict_for(q, cells) or verdict
+    verdict = batch_judge.judge_answer(q, answer, settings.seed)  # never raises
+    verdict = batch_judge.with_rules(q, cells, verdict)
     authored = hasattr(q, "partial")  # an instructor's own question: its hints are for learners
     return verdict_record(verdict, float(info["points"]), bool(info.get("partial")), authored)
 
@@ -260,10 +258,10 @@ _spare: dict = {}
 
 
 def _launched(limits: tuple):
-    from .kernel import Kernel
+    from .kernel import Kernel, WorkDir
 
     memory, cpu, sandbox = limits
-    workdir = tempfile.TemporaryDirectory(prefix="tensorlab-grade-")
+    workdir = WorkDir(prefix="tensorlab-grade-")  # removed without recursion, however deep
     kernel = Kernel(workdir.name, memory, sandbox=sandbox, cpu=cpu)
     try:
         kernel.launch()

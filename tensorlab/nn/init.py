@@ -1,7 +1,7 @@
 """``tensorlab.nn.init``: fill a tensor in place, without recording gradients (``torch/nn/init.py``).
 
-The random fills draw from tensorlab's seeded generator (``tensorlab.manual_seed``): they follow
-torch's distributions and bounds, not its exact numbers. ``dirac_`` builds the identity
+The random fills are ``Tensor.uniform_``/``normal_`` of PyTorch's generator (``tensorlab.manual_seed``),
+so layers built after the same seed get PyTorch's parameters, bit for bit. ``dirac_`` builds the identity
 convolution kernel: a conv whose weight is ``dirac_``-filled copies its input channels.
 """
 
@@ -31,16 +31,18 @@ __all__ = [
 ]
 
 
-def _rng(generator):
-    from .._ops.creation import _rng as rng
-
-    return rng(generator)
-
-
 def _write(tensor: Tensor, values) -> Tensor:
     """Write ``values`` into ``tensor``'s memory (no autograd; the version counter moves)."""
     arr = tensor._np()
     arr[...] = values
+    tensor._vc[0] += 1
+    return tensor
+
+
+def _drawn(tensor: Tensor, fill, *args) -> Tensor:
+    """``fill`` (a random fill of ``_ops.distributions``) in place, as ``tensor.uniform_()``
+    under ``no_grad``: the version counter moves."""
+    fill(tensor, *args)
     tensor._vc[0] += 1
     return tensor
 
@@ -77,24 +79,66 @@ def calculate_gain(nonlinearity, param=None) -> float:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     """Fill with U(a, b)."""
-    return _write(tensor, _rng(generator).uniform(a, b, tuple(tensor.shape)))
+    from .._ops.distributions import _fill_uniform
+
+    return _drawn(tensor, _fill_uniform, a, b, generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """Fill with N(mean, std^2)."""
-    return _write(tensor, _rng(generator).normal(mean, std, tuple(tensor.shape)))
+    from .._ops.distributions import _fill_normal
+
+    return _drawn(tensor, _fill_normal, mean, std, generator)
 
 
 def trunc_normal_(tensor: Tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None) -> Tensor:
-    """Fill with N(mean, std^2) restricted to [a, b] (redrawing what falls outside)."""
-    rng = _rng(generator)
-    shape = tuple(tensor.shape)
-    values = rng.normal(mean, std, shape)
-    bad = (values < a) | (values > b)
-    while bad.any():
-        values[bad] = rng.normal(mean, std, int(bad.sum()))
-        bad = (values < a) | (values > b)
-    return _write(tensor, values)
+    """Fill with N(mean, std^2) restricted to [a, b], as torch does it (the same draws): when
+    [a, b] holds more than 30% of the mass, normal draws with the outliers redrawn; otherwise
+    uniform candidates on [a, b] accepted against the normal density."""
+    from .._ops.distributions import _fill_normal, _fill_uniform
+
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+            "The distribution of values may be incorrect.",
+            stacklevel=2,
+        )
+    dt = tensor._np().dtype
+
+    def fresh(fill, *args):
+        t = Tensor._from_array(np.empty(tuple(tensor.shape), dt), tensor.dtype)
+        return fill(t, *args, generator)._np()
+
+    if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+        lo, hi = dt.type(a), dt.type(b)
+        result = fresh(_fill_normal, mean, std)
+        while True:
+            mask = (result < lo) | (result > hi)
+            if not mask.any():
+                break
+            result = np.where(mask, fresh(_fill_normal, mean, std), result)
+        return _write(tensor, result)
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def log_pdf(c):  # candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        c = (c - dt.type(mean)) / dt.type(std)
+        return (c * c) * dt.type(-0.5) - dt.type(log_peak)
+
+    result = fresh(_fill_uniform, a, b)
+    cand = log_pdf(result)
+    with np.errstate(divide="ignore"):
+        pending = np.log(fresh(_fill_uniform, 0.0, 1.0)) > cand
+        while pending.any():
+            c = fresh(_fill_uniform, a, b)
+            result = np.where(pending, c, result)
+            pending = np.where(
+                pending, np.log(fresh(_fill_uniform, 0.0, 1.0)) > log_pdf(c), pending
+            )
+    return _write(tensor, result)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:

@@ -29,6 +29,33 @@ def grad_of(p: Tensor, group, *, sparse_name: str | None = None) -> np.ndarray:
     return -grad if group.get("maximize") else grad
 
 
+ZEROS = object()  # in ``begin``: a state tensor of zeros like the parameter
+
+
+def begin(optimizer, p: Tensor, group, **fresh):
+    """One parameter's step begins: ``(state, param, dt, grad, step)``.
+
+    The state is made on the first step: ``step``, then ``fresh`` in order (``ZEROS`` for zeros
+    like ``p``, a callable for what it returns, a number for a 0-d float32 tensor, ``None`` for
+    nothing), as torch's ``_init_group`` makes it. Then the parameter's array, its scalar type,
+    the gradient (negated for ``maximize``) and the step count after ``step += 1``."""
+    state = optimizer.state[p]
+    if not state:
+        from .._ops.creation import zeros_like
+
+        state["step"] = scalar_state()
+        for name, how in fresh.items():
+            if how is ZEROS:
+                state[name] = zeros_like(p)
+            elif callable(how):
+                state[name] = how()
+            elif how is not None:
+                state[name] = scalar_state(how)
+    param = p._np()
+    grad = grad_of(p, group)
+    return state, param, param.dtype.type, grad, count_step(state["step"])
+
+
 def with_weight_decay(grad: np.ndarray, param: np.ndarray, wd: float) -> np.ndarray:
     """``grad.add(param, alpha=weight_decay)``."""
     return grad + param * param.dtype.type(wd) if wd != 0 else grad

@@ -12,13 +12,12 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._single import (
+    ZEROS,
+    begin,
     bump,
     check_betas,
     check_lr,
     check_nonneg,
-    count_step,
-    grad_of,
-    scalar_state,
     with_weight_decay,
 )
 from .adam import _lerp_
@@ -58,18 +57,8 @@ class Adamax(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, p: Tensor, group) -> None:
-        from .._ops.creation import zeros_like
-
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = scalar_state()
-            state["exp_avg"] = zeros_like(p)
-            state["exp_inf"] = zeros_like(p)
-        param = p._np()
-        dt = param.dtype.type
+        state, param, dt, grad, step = begin(self, p, group, exp_avg=ZEROS, exp_inf=ZEROS)
         beta1, beta2 = group["betas"]
-        grad = grad_of(p, group)
-        step = count_step(state["step"])
         grad = with_weight_decay(grad, param, group["weight_decay"])
         exp_avg, exp_inf = state["exp_avg"]._np(), state["exp_inf"]._np()
         _lerp_(exp_avg, grad, 1 - beta1)

@@ -12,12 +12,11 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._single import (
+    ZEROS,
+    begin,
     bump,
     check_lr,
     check_nonneg,
-    count_step,
-    grad_of,
-    scalar_state,
     with_weight_decay,
 )
 from .optimizer import Optimizer
@@ -55,19 +54,8 @@ class ASGD(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, p: Tensor, group) -> None:
-        from .._ops.creation import zeros_like
-
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = scalar_state()
-            state["eta"] = scalar_state(group["lr"])
-            state["mu"] = scalar_state(1.0)
-            state["ax"] = zeros_like(p)
-        param = p._np()
-        dt = param.dtype.type
+        state, param, dt, grad, step = begin(self, p, group, eta=group["lr"], mu=1.0, ax=ZEROS)
         lr, lambd = group["lr"], group["lambd"]
-        grad = grad_of(p, group)
-        step = count_step(state["step"])
         grad = with_weight_decay(grad, param, group["weight_decay"])
         eta = float(state["eta"].item())
         param *= dt(1 - lambd * eta)

@@ -14,13 +14,12 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._single import (
+    ZEROS,
+    begin,
     bump,
     check_betas,
     check_lr,
     check_nonneg,
-    count_step,
-    grad_of,
-    scalar_state,
     with_weight_decay,
 )
 from .adam import _lerp_
@@ -62,19 +61,9 @@ class RAdam(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, p: Tensor, group) -> None:
-        from .._ops.creation import zeros_like
-
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = scalar_state()
-            state["exp_avg"] = zeros_like(p)
-            state["exp_avg_sq"] = zeros_like(p)
-        param = p._np()
-        dt = param.dtype.type
+        state, param, dt, grad, step = begin(self, p, group, exp_avg=ZEROS, exp_avg_sq=ZEROS)
         beta1, beta2 = group["betas"]
         lr, wd = group["lr"], group["weight_decay"]
-        grad = grad_of(p, group)
-        step = count_step(state["step"])
         if wd != 0:
             if group["decoupled_weight_decay"]:
                 param *= dt(1 - lr * wd)

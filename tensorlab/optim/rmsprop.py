@@ -13,12 +13,11 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._single import (
+    ZEROS,
+    begin,
     bump,
     check_lr,
     check_nonneg,
-    count_step,
-    grad_of,
-    scalar_state,
     with_weight_decay,
 )
 from .adam import _lerp_
@@ -59,20 +58,14 @@ class RMSprop(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, p: Tensor, group) -> None:
-        from .._ops.creation import zeros_like
-
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = scalar_state()
-            state["square_avg"] = zeros_like(p)
-            if group["momentum"] > 0:
-                state["momentum_buffer"] = zeros_like(p)
-            if group["centered"]:
-                state["grad_avg"] = zeros_like(p)
-        param = p._np()
-        dt = param.dtype.type
-        grad = grad_of(p, group)
-        count_step(state["step"])
+        state, param, dt, grad, _ = begin(
+            self,
+            p,
+            group,
+            square_avg=ZEROS,
+            momentum_buffer=ZEROS if group["momentum"] > 0 else None,
+            grad_avg=ZEROS if group["centered"] else None,
+        )
         grad = with_weight_decay(grad, param, group["weight_decay"])
         alpha, eps, lr = group["alpha"], group["eps"], group["lr"]
         square_avg = state["square_avg"]._np()

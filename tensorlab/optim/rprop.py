@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from .._tensor import Tensor
-from ._single import bump, check_lr, count_step, grad_of, scalar_state
+from ._single import ZEROS, begin, bump, check_lr
 from .optimizer import Optimizer
 
 __all__ = ["Rprop"]
@@ -46,19 +46,13 @@ class Rprop(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, p: Tensor, group) -> None:
-        from .._ops.creation import full_like, zeros_like
+        from .._ops.creation import full_like
 
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = scalar_state()
-            state["prev"] = zeros_like(p)
-            state["step_size"] = full_like(p.grad, group["lr"])
-        param = p._np()
-        dt = param.dtype.type
+        state, param, dt, grad, _ = begin(
+            self, p, group, prev=ZEROS, step_size=lambda: full_like(p.grad, group["lr"])
+        )
         etaminus, etaplus = (dt(e) for e in group["etas"])
         step_size_min, step_size_max = group["step_sizes"]
-        grad = grad_of(p, group)
-        count_step(state["step"])
         prev, step_size = state["prev"]._np(), state["step_size"]._np()
         sign = np.sign(grad * prev)
         sign[sign > 0] = etaplus

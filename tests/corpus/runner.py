@@ -6,10 +6,9 @@ expression statement (tensors by dtype, shape, ``requires_grad``, ``grad_fn`` na
 Python values, ``Size``s and module ``repr``s by their text, ``tensorlab`` read as ``torch``); and
 what the statement printed.
 
-Random numbers: tensorlab has its own generator, so the random factories (``rand``, ``randn``,
-``randint``, ``randperm`` and their ``_like`` forms) are replaced, in both runs, by the same numpy
-draws. Code that draws from torch's generator some other way (layer initialisation, ``dropout``,
-``random_``) is detected — torch's generator state moved — and is then compared without values.
+Random numbers: tensorlab's generator is PyTorch's, bit for bit, so both runs start from
+``manual_seed(seed)`` and random values (factories, layer initialisation, ``dropout``, shuffling)
+are compared like any other.
 """
 
 from __future__ import annotations
@@ -33,18 +32,11 @@ ALIASES = (
     "torch.utils",
     "torch.utils.data",
     "torch.autograd",
+    "torch.autograd.profiler",
+    "torch.nn.utils",
+    "torch.profiler",
     "torch.functional",
     "torch.linalg",
-)
-
-RANDOM_FACTORIES = (
-    "rand",
-    "randn",
-    "randint",
-    "randperm",
-    "rand_like",
-    "randn_like",
-    "randint_like",
 )
 
 
@@ -72,79 +64,6 @@ def torch_is(lib_name: str):
                 sys.modules.pop(name, None)
             else:
                 sys.modules[name] = mod
-
-
-def _sizes(args) -> tuple[int, ...]:
-    if (
-        len(args) == 1
-        and isinstance(args[0], (tuple, list))
-        or (len(args) == 1 and type(args[0]).__name__ == "Size")
-    ):
-        return tuple(int(a) for a in args[0])
-    return tuple(int(a) for a in args)
-
-
-class SharedRandom:
-    """The random factories of one library, drawing from one numpy generator (same seed, same
-    sequence of calls: the same numbers in both runs)."""
-
-    def __init__(self, lib, seed: int = 0):
-        self.lib = lib
-        self.rng = np.random.default_rng(seed)
-        self.saved: dict[str, object] = {}
-
-    def _make(self, values: np.ndarray, dtype, requires_grad: bool):
-        lib = self.lib
-        t = lib.from_numpy(np.ascontiguousarray(values))
-        if dtype is not None:
-            t = t.to(dtype)
-        if requires_grad:
-            t.requires_grad_(True)
-        return t
-
-    def _float_dtype(self, dtype):
-        return dtype if dtype is not None else self.lib.get_default_dtype()
-
-    def rand(self, *size, dtype=None, requires_grad=False, **_):
-        v = self.rng.random(_sizes(size))
-        return self._make(v, self._float_dtype(dtype), requires_grad)
-
-    def randn(self, *size, dtype=None, requires_grad=False, **_):
-        v = self.rng.standard_normal(_sizes(size))
-        return self._make(v, self._float_dtype(dtype), requires_grad)
-
-    def randint(self, *args, size=None, dtype=None, requires_grad=False, **_):
-        if size is None:
-            *bounds, size = args
-        else:
-            bounds = list(args)
-        low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
-        v = self.rng.integers(int(low), int(high), _sizes([size]))
-        return self._make(v, dtype if dtype is not None else self.lib.int64, requires_grad)
-
-    def randperm(self, n, *, dtype=None, requires_grad=False, **_):
-        v = self.rng.permutation(int(n))
-        return self._make(v, dtype if dtype is not None else self.lib.int64, requires_grad)
-
-    def rand_like(self, t, *, dtype=None, requires_grad=False, **_):
-        return self.rand(tuple(t.shape), dtype=dtype or t.dtype, requires_grad=requires_grad)
-
-    def randn_like(self, t, *, dtype=None, requires_grad=False, **_):
-        return self.randn(tuple(t.shape), dtype=dtype or t.dtype, requires_grad=requires_grad)
-
-    def randint_like(self, t, *args, dtype=None, requires_grad=False, **_):
-        return self.randint(*args, size=tuple(t.shape), dtype=dtype or t.dtype)
-
-    def __enter__(self):
-        for name in RANDOM_FACTORIES:
-            if hasattr(self.lib, name):
-                self.saved[name] = getattr(self.lib, name)
-                setattr(self.lib, name, getattr(self, name))
-        return self
-
-    def __exit__(self, *exc):
-        for name, fn in self.saved.items():
-            setattr(self.lib, name, fn)
 
 
 @contextlib.contextmanager
@@ -179,7 +98,6 @@ class Step:
 @dataclass
 class Run:
     steps: list[Step] = field(default_factory=list)
-    untaped_random: bool = False
     missing: str | None = None  # ModuleNotFoundError / AttributeError text when an API is absent
 
 
@@ -249,15 +167,9 @@ def run(source_steps: list[str], lib_name: str, seed: int = 0) -> Run:
     out = Run()
     with _in_scratch_folder(), torch_is(lib_name):
         lib = importlib.import_module("tensorlab" if lib_name == "tensorlab" else "torch")
-        real_torch = sys.modules.get("torch") if lib_name == "torch" else None
-        state = real_torch.random.get_rng_state() if real_torch is not None else None
-        if real_torch is not None:
-            real_torch.manual_seed(seed)
-            state = real_torch.random.get_rng_state()
-        else:
-            lib.manual_seed(seed)
+        lib.manual_seed(seed)
         ns: dict = {"__name__": "__corpus__"}
-        with SharedRandom(lib, seed), _global_state_kept(lib):
+        with _global_state_kept(lib):
             for src in source_steps:
                 step = Step(src)
                 buf = io.StringIO()
@@ -276,8 +188,6 @@ def run(source_steps: list[str], lib_name: str, seed: int = 0) -> Run:
                         out.missing = out.missing or step.message
                 step.printed = _norm_text(buf.getvalue())
                 out.steps.append(step)
-        if real_torch is not None:
-            out.untaped_random = not bool((real_torch.random.get_rng_state() == state).all().item())
     return out
 
 
@@ -320,7 +230,7 @@ def same(a, b, values: bool) -> bool:
 
 def compare(theirs: Run, ours: Run) -> str | None:
     """None when ours agrees with theirs; otherwise the first difference, in words."""
-    values_all = not theirs.untaped_random
+    values_all = True
     for t, o in zip(theirs.steps, ours.steps):
         where = f"`{t.source.strip()[:80]}`"
         # ``empty`` hands out whatever memory held: its values are nobody's

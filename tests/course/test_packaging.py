@@ -37,6 +37,7 @@ PROVIDED_BY = {
     "nbformat": "nbformat",
     "numpy": "numpy",
     "scipy": "scipy",
+    "zmq": "pyzmq",
 }
 OPTIONAL = {"torch", "distributed", "ipympl"}  # extras, imported only where asked for
 

@@ -1,5 +1,6 @@
 """Random fills and samplers: PyTorch's arguments, checks, messages, dtypes, shapes and grad_fn
-names; the values are tensorlab's own draws, checked against their distribution."""
+names, and the values' distributions (their bits are compared with torch's in
+test_random_bits.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""``Generator`` and the seeding functions: PyTorch's API and errors (the random values differ:
-tensorlab draws with numpy's PCG64, PyTorch with a Mersenne Twister)."""
+"""``Generator`` and the seeding functions: PyTorch's API and errors (the values and states
+themselves are compared with torch's in test_random_bits.py)."""
 
 from __future__ import annotations
 

@@ -159,15 +159,24 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     check_tensor(input, "dropout")
     if not training or p == 0:
         return input  # torch hands back the input itself
-    from ..._ops.creation import _rng
-
     if p == 1:
-        mask = np.zeros(input.shape, dtype=input.dtype.np)
+        m = from_array(np.zeros((), dtype=input.dtype.np), input.dtype, fresh=True)
     else:
-        keep = _rng(None).random(input.shape) >= p
-        mask = keep.astype(input.dtype.np) * np.asarray(1 / (1 - p), dtype=input.dtype.np)
-    m = from_array(mask, input.dtype, fresh=True)
+        m = _dropout_noise(input, tuple(input.shape), p)
     return input.mul_(m) if inplace else input.mul(m)
+
+
+def _dropout_noise(like, shape, p, dtype=None):
+    """ATen's dropout noise: ``bernoulli_(1 - p)`` (laid out like ``like``: ``empty_like``), then
+    ``div_(1 - p)`` in the input's dtype."""
+    from ..._ops.creation import empty, empty_like
+    from ..._ops.distributions import _fill_bernoulli
+
+    noise = empty(shape, dtype=dtype) if like is None else empty_like(like)
+    _fill_bernoulli(noise, 1 - p)
+    arr = noise._np()
+    arr[...] = arr / np.asarray(1 - p, dtype=arr.dtype)
+    return noise
 
 
 def torch_softmax(input: Tensor, dim=None, dtype=None) -> Tensor:
@@ -264,13 +273,9 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
         )
     if not training or p == 0:
         return input
-    from ..._ops.creation import _rng
-
     shape = tuple(input.shape[:2]) + (1,) * max(input.ndim - 2, 0)
     if p == 1:
-        mask = np.zeros(shape, dtype=input.dtype.np)
+        m = from_array(np.zeros((), dtype=input.dtype.np), input.dtype, fresh=True)
     else:
-        keep = _rng(None).random(shape) >= p
-        mask = keep.astype(input.dtype.np) * np.asarray(1 / (1 - p), dtype=input.dtype.np)
-    m = from_array(mask, input.dtype, fresh=True)
+        m = _dropout_noise(None, shape, p, input.dtype)
     return input.mul_(m) if inplace else input.mul(m)

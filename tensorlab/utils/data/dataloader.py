@@ -141,6 +141,15 @@ class DataLoader:
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
 
     def __iter__(self):
+        from ... import _dtype as D
+        from ...random import _gen
+        from ...random._kernels import random_full
+
+        # torch's loader iterator draws its workers' base seed first, as torch does
+        random_full(_gen(self.generator), 1, D.int64)
+        return self._batches()
+
+    def _batches(self):
         if self.pin_memory:
             warnings.warn(
                 "'pin_memory' argument is set as true but no accelerator is found, then device "

@@ -31,11 +31,14 @@ class SequentialSampler(Sampler):
 def _generator(generator):
     """PyTorch draws a fresh seed from the default generator when none is given: seeding with
     ``manual_seed`` therefore makes shuffling reproducible."""
+    from ... import _dtype as D
     from ..._ops.creation import Generator, default_generator
 
     if generator is not None:
         return generator
-    seed = int(default_generator._rng.integers(0, 2**63))
+    from ...random._kernels import random_full
+
+    seed = int(random_full(default_generator, 1, D.int64)[0])  # torch: empty((), int64).random_()
     return Generator().manual_seed(seed)
 
 
@@ -127,7 +130,7 @@ class WeightedRandomSampler(Sampler):
     def __iter__(self) -> Iterator[int]:
         import numpy as np
 
-        from ...random import _rng
+        from ..._ops.distributions import multinomial
 
         w = np.asarray(self.weights._np(), dtype=np.float64)
         if (w < 0).any() or not np.isfinite(w).all():
@@ -136,18 +139,13 @@ class WeightedRandomSampler(Sampler):
             )
         if w.sum() <= 0:
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        rng = _rng(self.generator)
-        if self.replacement:
-            picks = rng.choice(w.size, size=self.num_samples, replace=True, p=w / w.sum())
-        else:
-            if self.num_samples > w.size:
-                raise RuntimeError(
-                    "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
-                )
-            # weighted order without replacement (Efraimidis-Spirakis keys); zero weights last
-            with np.errstate(divide="ignore"):
-                keys = np.where(w > 0, np.log(rng.random(w.size)) / np.where(w > 0, w, 1), -np.inf)
-            picks = np.lexsort((rng.random(w.size), -keys))[: self.num_samples]
+        if not self.replacement and self.num_samples > w.size:
+            raise RuntimeError(
+                "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+            )
+        picks = multinomial(
+            self.weights, self.num_samples, self.replacement, generator=self.generator
+        ).tolist()
         yield from (int(i) for i in picks)
 
     def __len__(self) -> int:
