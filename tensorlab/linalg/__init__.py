@@ -231,7 +231,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         _check_float("matrix_norm", A, low_precision=False)
         _check_dtype_arg("matrix_norm", dtype)
         result = _matrix_norm(A, ord, list(_matrix_dims("matrix_norm", A, dim)), keepdim, dtype)
-        return _out("linalg_matrix_norm", out, result, (A,))
+        return _out("linalg_matrix_norm", out, result, ())  # torch: no grad check
     o = builtins.float(ord)
     if abs(o) not in (1.0, 2.0, math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {_num(o)} not supported.")
@@ -258,7 +258,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         if not keepdim and d0 < d1:
             d1 -= 1
         result = reduce(_vector_norm(A, 1.0, [d0], keepdim, dtype), d1, keepdim)
-    return _out("linalg_matrix_norm", out, result, (A,))
+    return _out("linalg_matrix_norm", out, result, ())  # torch: no grad check
 
 
 def _num(x: float) -> str:
@@ -281,15 +281,14 @@ def norm(input, ord=None, dim=None, keepdim=False, *, out=None, dtype=None) -> T
             "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
             f"Got {A.ndim}D."
         )
-    if isinstance(ord, str):
-        return matrix_norm(
-            A, ord, dims if dims is not None else (0, 1), keepdim, dtype=dtype, out=out
-        )
-    if ord is not None and (dims is not None and len(dims) == 2 or dims is None and A.ndim == 2):
-        return matrix_norm(
-            A, ord, dims if dims is not None else (0, 1), keepdim, dtype=dtype, out=out
-        )
-    return vector_norm(A, 2.0 if ord is None else ord, dims, keepdim, dtype=dtype, out=out)
+    matrix = ord is not None and (
+        isinstance(ord, str) or (len(dims) == 2 if dims is not None else A.ndim == 2)
+    )
+    if matrix:
+        result = matrix_norm(A, ord, dims if dims is not None else (0, 1), keepdim, dtype=dtype)
+    else:
+        result = vector_norm(A, 2.0 if ord is None else ord, dims, keepdim, dtype=dtype)
+    return _out("linalg_norm", out, result, ())  # torch: no grad check for linalg.norm
 
 
 # ---------------------------------------------------------------------------------------------
@@ -341,7 +340,7 @@ def inv(A, *, out=None) -> Tensor:
     """The inverse of each square matrix of ``A`` (``LinAlgError`` if one is singular)."""
     A = _tensor("inv", A)
     _check_matrix("inv", A)
-    return _out("linalg_inv", out, _inv(A), (A,))
+    return _out("linalg_inv_ex", out, _inv(A), (A,))
 
 
 @differentiable(lambda out, A, **kw: LinalgDetBackward0(A, out), "linalg_det")
@@ -353,7 +352,7 @@ def det(A, *, out=None) -> Tensor:
     """The determinant of each square matrix of ``A``."""
     A = _tensor("det", A)
     _check_matrix("det", A, kernel="lu_cpu")
-    return _out("linalg_det", out, _det(A), (A,))
+    return _out("_linalg_det", out, _det(A), (A,))
 
 
 @differentiable(lambda out, A, **kw: LinalgSlogdetBackward0(A), "linalg_slogdet")
@@ -366,7 +365,7 @@ def slogdet(A, *, out=None):
     A = _tensor("slogdet", A)
     _check_matrix("slogdet", A)
     sign = _new(np.linalg.slogdet(A._np())[0], A.dtype)
-    return _out("linalg_slogdet", out, _Slogdet(sign, _logabsdet(A)), (A,))
+    return _out("_linalg_slogdet", out, _Slogdet(sign, _logabsdet(A)), (A,))
 
 
 def logdet(input) -> Tensor:
@@ -434,8 +433,8 @@ def solve(A, B, *, left=True, out=None) -> Tensor:
             "left=False. In this case linalg.solve is equivalent to B / A.squeeze(-1)"
         )
     if not left:
-        return _out("linalg_solve", out, _solve(A.mT, B.mT).mT, (A, B))
-    return _out("linalg_solve", out, _solve(A, B), (A, B))
+        return _out("_linalg_solve_ex", out, _solve(A.mT, B.mT).mT, (A, B))
+    return _out("_linalg_solve_ex", out, _solve(A, B), (A, B))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -478,7 +477,7 @@ def vecdot(x, y, *, dim=-1, out=None) -> Tensor:
         result = _products.dot(x, y)
     else:
         result = (x * y).sum(dim)
-    return _out("linalg_vecdot", out, result, (x, y))
+    return _out("sum", out, result, (x, y))
 
 
 def matrix_power(A, n, *, out=None) -> Tensor:
@@ -516,7 +515,7 @@ def matrix_power(A, n, *, out=None) -> Tensor:
             z = A if z is None else z @ z
             if bit:
                 result = z if result is None else result @ z
-    return _out("linalg_matrix_power", out, result, (A,))
+    return _out("matmul", out, result, (A,))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -588,7 +587,7 @@ def eigh(A, UPLO="L", *, out=None):
     """Eigenvalues (ascending) and orthonormal eigenvectors of symmetric matrices (reading the
     lower triangle, or the upper with ``UPLO='U'``)."""
     A = _eigh_input("eigh", A, UPLO)
-    return _out("linalg_eigh", out, _eigh(A, UPLO), (A,))
+    return _out("_linalg_eigh", out, _eigh(A, UPLO), (A,))
 
 
 @differentiable(_not_differentiable("LinalgEighBackward0"), "linalg_eigh")
@@ -600,7 +599,7 @@ def _eigh(A: Tensor, UPLO: str) -> tuple:
 def eigvalsh(A, UPLO="L", *, out=None) -> Tensor:
     """The eigenvalues (ascending) of symmetric matrices; differentiable."""
     A = _eigh_input("eigvalsh", A, UPLO)
-    return _out("linalg_eigvalsh", out, _eigvalsh(A, UPLO), (A,))
+    return _out("_linalg_eigh", out, _eigvalsh(A, UPLO), (A,))
 
 
 def _svd_input(A) -> Tensor:
@@ -628,7 +627,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     """``A = U diag(S) Vh``, singular values descending (``full_matrices=False``: reduced)."""
     A = _svd_input(A)
     _check_driver(driver)
-    return _out("linalg_svd", out, _svd(A, builtins.bool(full_matrices)), (A,))
+    return _out("_linalg_svd", out, _svd(A, builtins.bool(full_matrices)), (A,))
 
 
 @differentiable(_not_differentiable("LinalgSvdBackward0"), "linalg_svd")
@@ -641,7 +640,7 @@ def svdvals(A, *, driver=None, out=None) -> Tensor:
     """The singular values of ``A``, descending; differentiable."""
     A = _svd_input(A)
     _check_driver(driver)
-    return _out("linalg_svdvals", out, _svdvals(A), (A,))
+    return _out("_linalg_svd", out, _svdvals(A), (A,))
 
 
 def qr(A, mode="reduced", *, out=None):
@@ -701,7 +700,7 @@ def cholesky(A, *, upper=False, out=None) -> Tensor:
     from the upper triangle); ``LinAlgError`` if a matrix is not positive-definite."""
     A = _tensor("cholesky", A)
     _check_matrix("cholesky", A, kernel="cholesky_cpu")
-    return _out("linalg_cholesky", out, _cholesky(A, builtins.bool(upper)), (A,))
+    return _out("linalg_cholesky_ex", out, _cholesky(A, builtins.bool(upper)), (A,))
 
 
 def _cholesky_info(m: np.ndarray) -> int:
@@ -789,7 +788,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None) -> Tensor
     s = _svals_or_eig(A, builtins.bool(hermitian))
     tol = _tolerances("matrix_rank", A, s, atol, rtol)
     rank = (s > tol).sum(-1).astype(np.int64)
-    return _out("linalg_matrix_rank", out, _new(rank, D.int64), (A,))
+    return _out("linalg_matrix_rank", out, _new(rank, D.int64), ())
 
 
 def lstsq(A, B, rcond=None, *, driver=None):

@@ -120,7 +120,7 @@ def multi_dot(tensors, *, out=None) -> Tensor:
         result = result.squeeze(0)
     elif last.ndim == 1:
         result = result.squeeze(-1)
-    return _out("linalg_multi_dot", out, result, tuple(tensors))
+    return _out("mm", out, result, tuple(tensors))
 
 
 def cond(A, p=None, *, out=None) -> Tensor:
@@ -151,7 +151,7 @@ def cond(A, p=None, *, out=None) -> Tensor:
     if A.numel() == 0:
         if not A.dtype.is_floating_point:
             _check_float("svd", A)
-        return _out("linalg_cond", out, _new(np.zeros(A._shape[:-2]), A.dtype), (A,))
+        return _out("linalg_cond", out, _new(np.zeros(A._shape[:-2]), A.dtype), ())
     if p is None or p in (2, -2, "nuc"):
         s = svdvals(A)
         if p == "nuc":
@@ -159,7 +159,7 @@ def cond(A, p=None, *, out=None) -> Tensor:
         else:
             s_max, s_min = s.narrow(-1, 0, 1), s.narrow(-1, s._shape[-1] - 1, 1)
             result = (s_min / s_max if p == -2 else s_max / s_min).squeeze(-1)
-        return _out("linalg_cond", out, result, (A,))
+        return _out("linalg_cond", out, result, ())
     try:
         inverse = inv(A)
     except LinAlgError:  # torch's inv_ex: a singular matrix's inverse is filled with inf
@@ -169,4 +169,4 @@ def cond(A, p=None, *, out=None) -> Tensor:
             filled[i] = np.full_like(m, np.inf) if _lu_info(m) else np.linalg.inv(m)
         inverse = _new(filled.reshape(A._shape), A.dtype)
     result = matrix_norm(A, p) * matrix_norm(inverse, p)
-    return _out("linalg_cond", out, result, (A,))
+    return _out("linalg_cond", out, result, ())

@@ -634,3 +634,38 @@ def test_cond_errors(arr, p):
     raises_same(
         lambda: tl.linalg.cond(tl.tensor(arr), p), lambda: torch.linalg.cond(torch.tensor(arr), p)
     )
+
+
+OUT_GRAD = {
+    "inv": lambda L, x, o: L.inv(x, out=o),
+    "det": lambda L, x, o: L.det(x, out=o),
+    "solve": lambda L, x, o: L.solve(x, x, out=o),
+    "cholesky": lambda L, x, o: L.cholesky(x, out=o),
+    "vector_norm": lambda L, x, o: L.vector_norm(x, out=o),
+    "matrix_norm": lambda L, x, o: L.matrix_norm(x, out=o),
+    "matrix_norm_2": lambda L, x, o: L.matrix_norm(x, 2, out=o),
+    "norm": lambda L, x, o: L.norm(x, out=o),
+    "svdvals": lambda L, x, o: L.svdvals(x, out=o),
+    "eigvalsh": lambda L, x, o: L.eigvalsh(x, out=o),
+    "pinv": lambda L, x, o: L.pinv(x, out=o),
+    "cross": lambda L, x, o: L.cross(x, x, out=o),
+    "vecdot": lambda L, x, o: L.vecdot(x, x, out=o),
+    "matrix_power": lambda L, x, o: L.matrix_power(x, 2, out=o),
+    "matrix_rank": lambda L, x, o: L.matrix_rank(x, out=o),
+    "cond": lambda L, x, o: L.cond(x, out=o),
+    "multi_dot": lambda L, x, o: L.multi_dot([x, x], out=o),
+    "qr": lambda L, x, o: L.qr(x, out=(o, o.new_empty(0))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUT_GRAD))
+def test_out_with_an_input_that_requires_grad(name):
+    """torch refuses out= when an input requires grad, naming its own kernel; its composite
+    norms (matrix_norm, norm, cond, matrix_rank) accept it."""
+    f = OUT_GRAD[name]
+    arr = np.eye(3) * 2
+    ours, theirs = pair(arr, requires_grad=True)
+    o_out, t_out = tl.empty(0, dtype=tl.float64), torch.empty(0, dtype=torch.float64)
+    if name == "matrix_rank":
+        o_out, t_out = tl.empty(0, dtype=tl.int64), torch.empty(0, dtype=torch.int64)
+    raises_same(lambda: f(tl.linalg, ours, o_out), lambda: f(torch.linalg, theirs, t_out))
