@@ -32,18 +32,8 @@ from ._dtype import (
     set_default_dtype,
     uint8,
 )
-from ._ops.copies import cat, concat, concatenate, hstack, stack, vstack
 from ._ops.creation import (
-    BoolTensor,
-    ByteTensor,
-    CharTensor,
-    DoubleTensor,
-    FloatTensor,
     Generator,
-    HalfTensor,
-    IntTensor,
-    LongTensor,
-    ShortTensor,
     arange,
     as_tensor,
     asarray,
@@ -70,9 +60,20 @@ from ._ops.creation import (
     seed,
     set_rng_state,
     tensor,
-    tensortype,
     zeros,
     zeros_like,
+)
+from ._ops.tensor_new import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    tensortype,
 )
 from ._storage import UntypedStorage
 from ._tensor import MODULE_FUNCTIONS as _MODULE_FUNCTIONS

@@ -56,19 +56,6 @@ def is_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
     return True
 
 
-def non_contiguous_dims(shape: Sequence[int], stride: Sequence[int]) -> list[int]:
-    """The dims whose stride differs from what a contiguous tensor would need (size-1 dims ignored)."""
-    bad = []
-    expected = 1
-    for d in range(len(shape) - 1, -1, -1):
-        if shape[d] == 1:
-            continue
-        if stride[d] != expected:
-            bad.append(d)
-        expected *= shape[d]
-    return sorted(bad)
-
-
 def wrap_dim(dim: int, ndim: int, *, scalar_ok: bool = True) -> int:
     """Turn a possibly negative ``dim`` into an index in ``range(ndim)``.
 

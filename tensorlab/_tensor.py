@@ -1,8 +1,8 @@
 """``Tensor``: metadata (shape, stride, storage offset, dtype) over a shared ``UntypedStorage``.
 
 Every view op below computes a new layout with a pure function of ``_layout`` and returns a new
-``Tensor`` on the *same* storage. Ops that make new data (math, copies) live in ``_ops/`` and attach
-themselves to ``Tensor`` through :func:`tensor_method`.
+``Tensor`` on the *same* storage. Ops that make new data (math, copies) live in ``_ops/``: rows of
+the op table in ``_ops/native_functions.py``, which installs them on ``Tensor``.
 """
 
 from __future__ import annotations
@@ -24,35 +24,22 @@ from ._storage import UntypedStorage, new_storage
 from .autograd import graph as _graph
 from .autograd.grad_mode import STATE as _GRAD
 
-# name -> function, for ``tensorlab.<name>`` module-level functions made from methods
+# name -> function: the ``tensorlab.<name>`` functions (filled by the op table's build())
 MODULE_FUNCTIONS: dict[str, Callable] = {}
 
 
 def tensor_method(*names: str, function: bool | str = True):
-    """Attach the decorated function to ``Tensor`` under ``names``.
+    """A row of the op table (``_ops/native_functions.py``: ``@op`` is the full form)."""
+    from ._ops import native_functions
 
-    ``function=True`` also exposes the first name as ``tensorlab.<name>(input, ...)``;
-    a string exposes it under that name instead.
-    """
-
-    def deco(fn):
-        for n in names:
-            setattr(Tensor, n, fn)
-        if function:
-            MODULE_FUNCTIONS[function if isinstance(function, str) else names[0]] = fn
-        return fn
-
-    return deco
+    return native_functions.tensor_method(*names, function=function)
 
 
 def module_function(name: str | None = None):
-    """Expose the decorated function as ``tensorlab.<name>`` (for functions that are not methods)."""
+    """A ``tensorlab.<name>`` row of the op table (``_ops/native_functions.py``)."""
+    from ._ops import native_functions
 
-    def deco(fn):
-        MODULE_FUNCTIONS[name or fn.__name__] = fn
-        return fn
-
-    return deco
+    return native_functions.module_function(name)
 
 
 class memory_format:
@@ -215,7 +202,7 @@ class _TensorMeta(type):
 
     def __call__(cls, *args, **kwargs):
         if cls is Tensor and not (args and isinstance(args[0], UntypedStorage)):
-            from ._ops.creation import legacy_new
+            from ._ops.tensor_new import legacy_new
 
             return legacy_new(D.get_default_dtype(), args, kwargs, "base")
         return super().__call__(*args, **kwargs)
@@ -301,6 +288,18 @@ class Tensor(metaclass=_TensorMeta):
             out._view_tracked = False
             out._view_no_grad = True
         return out
+
+    def _resize_contiguous(self, shape: tuple[int, ...]) -> None:
+        """``resize_``'s layout change: ``shape`` with contiguous strides over the same storage,
+        grown (old values kept, zeros after) when it is too small. No checks, no version bump."""
+        needed = self._offset + L.numel(shape)
+        if needed > self._storage._array.size:
+            grown = new_storage(needed, self._dtype.np)
+            old = self._storage._array
+            grown._array[: old.size] = old
+            grown._array[old.size :] = 0
+            self._storage = grown
+        self._shape, self._stride = shape, L.contiguous_strides(shape)
 
     def _np(self) -> np.ndarray:
         """The numpy array looking at exactly this tensor's elements (shares memory, writable)."""
@@ -766,424 +765,6 @@ class Tensor(metaclass=_TensorMeta):
             _graph.attach(out, UnsafeViewBackward0(self))
         return out
 
-    # ------------------------------------------------------------------ views: reshaping
-    def view(self, *shape, dtype=None) -> Tensor:
-        """Same storage, new shape. Raises ``RuntimeError`` when the strides cannot express it.
-        ``view(dtype)`` reads the same bytes as another dtype."""
-        if dtype is not None and not shape:
-            shape = (dtype,)
-        if len(shape) == 1 and isinstance(shape[0], D.dtype):
-            return self._view_dtype(shape[0])
-        return self._view_shape(*shape)
-
-    @_records_view("ViewBackward0")
-    def _view_shape(self, *shape) -> Tensor:
-        if not shape:
-            raise TypeError(
-                "view() received an invalid combination of arguments - got (), but expected one "
-                "of:\n * (tensorlab.dtype dtype)\n * (tuple of ints size)\n"
-            )
-        shape = L.infer_size(_as_shape(shape), self.numel())
-        stride = L.view_strides(self._shape, self._stride, shape)
-        if stride is None:
-            raise RuntimeError(
-                "view size is not compatible with input tensor's size and stride (at least one "
-                "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
-            )
-        return self._view(shape, stride)
-
-    def _view_dtype(self, dtype: D.dtype) -> Tensor:
-        """``view(dtype)``: the same bytes read as another dtype (ATen's ``view_dtype``). With a
-        different element size the last dim (stride 1) grows or shrinks by the size ratio.
-        Like PyTorch, the result shares the storage but is not an autograd view (no grad)."""
-        old, new = self._dtype.itemsize, dtype.itemsize
-        shape, stride, offset = list(self._shape), list(self._stride), self._offset
-        if old != new:
-            what = (
-                f"to view {D.SCALAR_NAME[self._dtype.name]} as {D.SCALAR_NAME[dtype.name]} "
-                "(different element sizes)"
-            )
-            if not shape:
-                raise RuntimeError(f"self.dim() cannot be 0 {what}")
-            if old > new:
-                if stride[-1] != 1:
-                    raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {stride[-1]}")
-                ratio = old // new
-                shape[-1] *= ratio
-                stride = [st * ratio for st in stride[:-1]] + [1]
-                offset *= ratio
-            else:
-                ratio = new // old
-                if shape[-1] % ratio:
-                    raise RuntimeError(
-                        f"self.size(-1) must be divisible by {ratio} {what}, but got {shape[-1]}"
-                    )
-                if offset % ratio:
-                    raise RuntimeError(
-                        f"self.storage_offset() must be divisible by {ratio} {what}, but got "
-                        f"{offset}"
-                    )
-                if stride[-1] != 1:
-                    raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {stride[-1]}")
-                for i, st in enumerate(stride[:-1]):
-                    if st % ratio:
-                        raise RuntimeError(
-                            f"self.stride({i}) must be divisible by {ratio} {what}, but got {st}"
-                        )
-                shape[-1] //= ratio
-                stride = [st // ratio for st in stride[:-1]] + [1]
-                offset //= ratio
-        return Tensor(self._storage, tuple(shape), tuple(stride), offset, dtype)
-
-    def view_as(self, other: Tensor) -> Tensor:
-        return self.view(other.shape)
-
-    def reshape(self, *shape) -> Tensor:
-        """A view when ``view`` would work, otherwise a contiguous copy (never raises for strides)."""
-        if not shape:
-            raise TypeError('reshape() missing 1 required positional arguments: "shape"')
-        shape = L.infer_size(_as_shape(shape), self.numel())
-        stride = L.view_strides(self._shape, self._stride, shape)
-        if stride is not None:
-            return self.view(shape)
-        return self.clone(memory_format=contiguous_format)._unsafe_view(shape)
-
-    def reshape_as(self, other: Tensor) -> Tensor:
-        return self.reshape(other.shape)
-
-    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-        s = L.wrap_dim(start_dim, self.ndim)
-        e = L.wrap_dim(end_dim, self.ndim)
-        if self.ndim == 0:
-            return self.reshape(1)
-        if s > e:
-            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
-        if s == e:
-            return self
-        shape = self._shape[:s] + (L.numel(self._shape[s : e + 1]),) + self._shape[e + 1 :]
-        return self.reshape(shape)
-
-    def unflatten(self, dim: int, sizes) -> Tensor:
-        d = L.wrap_dim(dim, self.ndim)
-        sizes = _as_shape((sizes,), "sizes")
-        if len(sizes) == 0:
-            raise RuntimeError("unflatten: sizes must be non-empty")
-        if sizes.count(-1) > 1:
-            raise RuntimeError("only one dimension can be inferred")
-        if -1 in sizes:
-            sizes = L.infer_size(sizes, self._shape[d])
-        elif L.numel(sizes) != self._shape[d]:
-            raise RuntimeError(
-                f"unflatten: Provided sizes {L._fmt(sizes)} don't multiply up to the size of dim "
-                f"{dim} ({self._shape[d]}) in the input tensor"
-            )
-        return self.view(self._shape[:d] + tuple(sizes) + self._shape[d + 1 :])
-
-    # ------------------------------------------------------------------ views: axes
-    @_records_view("UnsqueezeBackward0")
-    def unsqueeze(self, dim: int) -> Tensor:
-        """Insert an axis of size 1 at ``dim`` (``-1`` means after the last axis)."""
-        d = L.wrap_dim(dim, self.ndim + 1)
-        return self._view(*L.unsqueeze_layout(self._shape, self._stride, d))
-
-    @_records_view(_squeeze_name)
-    def squeeze(self, dim=None) -> Tensor:
-        """Drop size-1 axes: all of them, one ``dim``, or a tuple of dims (others are left alone)."""
-        if dim is None:
-            keep = [i for i, s in enumerate(self._shape) if s != 1]
-        else:
-            dims = L.wrap_dims(dim if isinstance(dim, (tuple, list)) else (dim,), self.ndim)
-            keep = [i for i, s in enumerate(self._shape) if not (i in dims and s == 1)]
-        return self._view(tuple(self._shape[i] for i in keep), tuple(self._stride[i] for i in keep))
-
-    @_records_view("TransposeBackward0")
-    def transpose(self, dim0: int, dim1: int) -> Tensor:
-        a, b = L.wrap_dim(dim0, self.ndim), L.wrap_dim(dim1, self.ndim)
-        if self.ndim == 0:
-            return self._view((), ())
-        order = list(range(self.ndim))
-        order[a], order[b] = order[b], order[a]
-        return self._view(*L.permute_layout(self._shape, self._stride, order))
-
-    swapaxes = swapdims = transpose
-
-    @_records_view("TBackward0")
-    def t(self) -> Tensor:
-        if self.ndim > 2:
-            raise RuntimeError(
-                f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D"
-            )
-        return self.transpose(0, 1) if self.ndim == 2 else self._view(self._shape, self._stride)
-
-    @property
-    def T(self) -> Tensor:
-        """Reverse all dims (PyTorch warns when ndim != 2, as here)."""
-        if self.ndim == 0:
-            warnings.warn(
-                "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
-                "cases.",
-                UserWarning,
-                stacklevel=2,
-            )
-            return self._permute(())
-        if self.ndim != 2:
-            warnings.warn(
-                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
-                "deprecated and it will throw an error in a future release. Consider `x.mT` to "
-                "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
-                "to reverse the dimensions of a tensor.",
-                UserWarning,
-                stacklevel=2,
-            )
-        return self.permute(*range(self.ndim - 1, -1, -1))
-
-    @property
-    def mT(self) -> Tensor:
-        if self.ndim < 2:
-            raise RuntimeError(
-                "tensor.mT is only supported on matrices or batches of matrices. "
-                f"Got {self.ndim}-D tensor."
-            )
-        return self.transpose(-2, -1)
-
-    def permute(self, *dims) -> Tensor:
-        if not dims:
-            raise TypeError('permute() missing 1 required positional arguments: "dims"')
-        dims = _as_shape(dims, "dims")
-        if len(dims) != self.ndim:
-            raise RuntimeError(
-                "permute(sparse_coo): number of dimensions in the tensor input does not match the "
-                "length of the desired ordering of dimensions i.e. input.dim() = "
-                f"{self.ndim} is not equal to len(dims) = {len(dims)}"
-            )
-        order = [L.wrap_dim(d, self.ndim) for d in dims]
-        if len(set(order)) != len(order):
-            raise RuntimeError("permute(): duplicate dims are not allowed.")
-        return self._permute(order)
-
-    @_records_view("PermuteBackward0")
-    def _permute(self, order) -> Tensor:
-        return self._view(*L.permute_layout(self._shape, self._stride, order))
-
-    def movedim(self, source, destination) -> Tensor:
-        src = source if isinstance(source, (tuple, list)) else (source,)
-        dst = destination if isinstance(destination, (tuple, list)) else (destination,)
-        if len(src) != len(dst):
-            raise RuntimeError(
-                "movedim: Invalid source or destination dims: source "
-                f"({L._fmt(src)} dims) should contain the same number of dims as destination "
-                f"({L._fmt(dst)} dims)"
-            )
-        src = tuple(L.wrap_dim(d, self.ndim) for d in src)
-        dst = tuple(L.wrap_dim(d, self.ndim) for d in dst)
-        for what, given, dims in (("source", source, src), ("destination", destination, dst)):
-            if len(set(dims)) != len(dims):
-                raise RuntimeError(f"movedim: repeated dim in `{what}` ({L._fmt(given)})")
-        if self.ndim == 0:
-            return self._permute(())
-        order = [-1] * self.ndim
-        for s, d in zip(src, dst):
-            order[d] = s
-        rest = iter(d for d in range(self.ndim) if d not in src)
-        order = [o if o != -1 else next(rest) for o in order]
-        return self._permute(order)
-
-    moveaxis = movedim
-
-    @_records_view("ExpandBackward0")
-    def expand(self, *sizes) -> Tensor:
-        """Broadcast size-1 axes to ``sizes`` with stride 0: no memory is copied."""
-        if not sizes:
-            raise TypeError('expand() missing 1 required positional arguments: "size"')
-        sizes = _as_shape(sizes)
-        if len(sizes) < self.ndim:
-            raise RuntimeError(
-                f"expand({self.type()}{{{L._fmt(self._shape)}}}, "
-                f"size={L._fmt(sizes)}): the number of sizes provided ({len(sizes)}) must be "
-                f"greater or equal to the number of dimensions in the tensor ({self.ndim})"
-            )
-        return self._view(*L.expand_layout(self._shape, self._stride, sizes))
-
-    def expand_as(self, other: Tensor) -> Tensor:
-        return self.expand(other.shape)
-
-    def broadcast_to(self, shape) -> Tensor:
-        return self.expand(shape)
-
-    # ------------------------------------------------------------------ views: pieces
-    @_records_view("SliceBackward0")
-    def narrow(self, dim: int, start: int, length: int) -> Tensor:
-        if self.ndim == 0:
-            raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-        d = L.wrap_dim(dim, self.ndim)
-        size = self._shape[d]
-        if isinstance(start, Tensor):
-            start = int(start.item())
-        if not -size <= start <= size:
-            raise IndexError(
-                f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
-            )
-        if start < 0:
-            start += size
-        if length < 0:
-            raise RuntimeError("narrow(): length must be non-negative.")
-        if start + length > size:
-            raise RuntimeError(
-                f"start ({start}) + length ({length}) exceeds dimension size ({size})."
-            )
-        shape = list(self._shape)
-        shape[d] = length
-        return self._view(shape, self._stride, self._offset + start * self._stride[d])
-
-    @_records_view("SelectBackward0")
-    def select(self, dim: int, index: int) -> Tensor:
-        if self.ndim == 0:
-            raise IndexError("select() cannot be applied to a 0-dim tensor.")
-        d = L.wrap_dim(dim, self.ndim)
-        size = self._shape[d]
-        index = int(index)
-        if not -size <= index < size:
-            raise IndexError(
-                f"select(): index {index} out of range for tensor of size "
-                f"{L._fmt(self._shape)} at dimension {d}"
-            )
-        if index < 0:
-            index += size
-        return self._view(
-            self._shape[:d] + self._shape[d + 1 :],
-            self._stride[:d] + self._stride[d + 1 :],
-            self._offset + index * self._stride[d],
-        )
-
-    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
-        d = L.wrap_dim(dim, self.ndim)
-        if self.ndim == 0:
-            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
-        return _rename(tuple(self.select(d, i) for i in range(self._shape[d])), "UnbindBackward0")
-
-    def split(self, split_size, dim: int = 0) -> tuple[Tensor, ...]:
-        split_size_or_sections = split_size
-        if self.ndim == 0:
-            raise RuntimeError("split expects at least a 1-dimensional tensor")
-        if not isinstance(split_size, (list, tuple)) and int(split_size) < 0:
-            raise RuntimeError(
-                f"split expects split_size be non-negative, but got split_size={int(split_size)}"
-            )
-        d = L.wrap_dim(dim, self.ndim)
-        size = self._shape[d]
-        if isinstance(split_size_or_sections, (list, tuple)):
-            sections = [int(s) for s in split_size_or_sections]
-            name = "SplitWithSizesBackward0"
-            if any(s < 0 for s in sections):
-                raise RuntimeError(
-                    "split_with_sizes expects split_sizes have only non-negative entries, but got "
-                    f"split_sizes={L._fmt(sections)}"
-                )
-            if sum(sections) != size:
-                raise RuntimeError(
-                    f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
-                    f"size at dimension {dim}), but got split_sizes={L._fmt(sections)}"
-                )
-        else:
-            step = int(split_size_or_sections)
-            name = "SplitBackward0"
-            if step < 0:
-                raise RuntimeError(
-                    f"split expects split_size be non-negative, but got split_size={step}"
-                )
-            if step == 0:
-                if size != 0:
-                    raise RuntimeError(
-                        "split_size can only be 0 if dimension size is 0, but got dimension size "
-                        f"of {size}"
-                    )
-                return _rename((self.narrow(d, 0, 0),), name)
-            sections = [min(step, size - i) for i in range(0, size, step)] or [0]
-        out, start = [], 0
-        for n in sections:
-            out.append(self.narrow(d, start, n))
-            start += n
-        return _rename(tuple(out), name)
-
-    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-        if self.ndim == 0:
-            raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-        if chunks <= 0:
-            raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-        d = L.wrap_dim(dim, self.ndim)
-        size = self._shape[d]
-        step = -(-size // chunks) if size else 0
-        if step == 0:
-            return tuple(self.narrow(d, 0, 0) for _ in range(chunks)) if size == 0 else ()
-        return self.split(step, d)
-
-    # ------------------------------------------------------------------ in-place layout changes
-    def _take_layout_(self, view: Tensor, name: str) -> Tensor:
-        """Make ``view`` (a view op just applied to ``self``) ``self``'s own layout, in place; in
-        grad mode the view's node becomes ``self``'s ``grad_fn``, under PyTorch's ``name``."""
-        self._shape, self._stride, self._offset = view._shape, view._stride, view._offset
-        node = view._grad_fn
-        if node is not None:
-            node._name = name
-            _graph.attach(self, node)
-        return self
-
-    def unsqueeze_(self, dim: int) -> Tensor:
-        L.wrap_dim(dim, self.ndim + 1)
-        check_inplace(self)
-        return self._take_layout_(self.unsqueeze(dim), "UnsqueezeBackward1")
-
-    def squeeze_(self, dim=None) -> Tensor:
-        if dim is not None:
-            L.wrap_dims(dim if isinstance(dim, (tuple, list)) else (dim,), self.ndim)
-        check_inplace(self)
-        if dim is None:
-            name = "SqueezeBackward3"
-        else:
-            name = "SqueezeBackward5" if isinstance(dim, (tuple, list)) else "SqueezeBackward4"
-        return self._take_layout_(self.squeeze(dim), name)
-
-    def transpose_(self, dim0: int, dim1: int) -> Tensor:
-        L.wrap_dim(dim0, self.ndim)
-        L.wrap_dim(dim1, self.ndim)
-        check_inplace(self)
-        return self._take_layout_(self.transpose(dim0, dim1), "TransposeBackward1")
-
-    swapaxes_ = swapdims_ = transpose_
-
-    def t_(self) -> Tensor:
-        if self.ndim > 2:
-            raise RuntimeError(
-                f"t_() expects a tensor with <= 2 dimensions, but self is {self.ndim}D"
-            )
-        check_inplace(self)
-        return self._take_layout_(self.t(), "TBackward1")
-
-    def resize_(self, *sizes, memory_format=None) -> Tensor:
-        """New shape, contiguous strides, same storage (grown when too small: new elements are
-        uninitialised in PyTorch, zeros here). Refused for tensors that require grad."""
-        _check_memory_format(memory_format)
-        shape = _as_shape(sizes, "size", "resize_")
-        if any(s < 0 for s in shape):
-            raise RuntimeError("numel: integer multiplication overflow")
-        if self.requires_grad:
-            raise RuntimeError("cannot resize variables that require grad")
-        if shape == self._shape:
-            return self
-        needed = self._offset + L.numel(shape)
-        if needed > self._storage._array.size:
-            grown = new_storage(needed, self._dtype.np)
-            old = self._storage._array
-            grown._array[: old.size] = old
-            grown._array[old.size :] = 0
-            self._storage = grown
-        self._shape, self._stride = shape, L.contiguous_strides(shape)
-        self._vc[0] += 1
-        return self
-
-    def resize_as_(self, other: Tensor, memory_format=None) -> Tensor:
-        return self.resize_(other.shape, memory_format=memory_format)
-
 
 def parse_to_args(args, kwargs, unexpected: str):
     """The dtype asked for by ``to(dtype)`` / ``to('cpu')`` / ``to(tensor)`` / ``to(dtype=...)``
@@ -1234,6 +815,40 @@ def _rebuild(arr, dtype_name, requires_grad):
     t = Tensor._from_array(arr, D._BY_NAME[dtype_name])
     t._requires_grad = bool(requires_grad)
     return t
+
+
+def from_array(
+    values, dtype: D.dtype, *, shape=None, stride=None, memory_format=None, fresh: bool = False
+) -> Tensor:
+    """The one way to make a ``Tensor`` from a numpy result (or a number).
+
+    - ``values`` is converted to ``dtype`` as PyTorch converts (float to int truncates, anything
+      to bool tests ``!= 0``) and broadcast to ``shape`` (default: its own shape);
+    - the layout is ``stride`` when given, else ``memory_format``'s (contiguous by default;
+      ``channels_last``/``channels_last_3d``: c10's channels-last strides);
+    - the storage is ``values``' own buffer, without a copy, when its dtype and layout already fit
+      and it owns its memory (a private numpy result), or, with ``fresh=True``, whenever they fit
+      (the caller made ``values`` and keeps no other reference to it, as the nn kernels do);
+      otherwise a new storage holding a copy.
+    """
+    from ._ops._elementwise import cast_array  # (tensorlab._ops imports this module)
+
+    values = cast_array(np.asarray(values), dtype)
+    shape = values.shape if shape is None else tuple(shape)
+    stride = _format_strides(shape, memory_format) if stride is None else tuple(stride)
+    if values.shape == shape and values.size and (fresh or values.flags.owndata):
+        item = values.itemsize
+        if builtins.all(
+            size == 1 or st * item == nst for size, st, nst in zip(shape, stride, values.strides)
+        ) and L.storage_span(shape, stride, 0) == (0, values.size):
+            flat = np.lib.stride_tricks.as_strided(values, (values.size,), (item,))
+            return Tensor(UntypedStorage(flat, owner=values), shape, stride, 0, dtype)
+    n = L.numel(shape)
+    size = 0 if n == 0 else 1 + builtins.sum((s - 1) * st for s, st in zip(shape, stride))
+    out = Tensor(new_storage(size, dtype.np), shape, stride, 0, dtype)
+    if n:
+        out._np()[...] = values
+    return out
 
 
 def is_tensor(obj) -> builtins.bool:

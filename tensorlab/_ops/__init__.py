@@ -1,10 +1,26 @@
-"""Ops that attach themselves to ``Tensor`` (and to the ``tensorlab`` namespace) when imported."""
+"""The ops: each module is a family (as ATen's ``native/`` files are); each op is a row of the
+table in :mod:`.native_functions` (how to add one is written there). The modules import in any
+order: nothing is attached to ``Tensor`` or ``tensorlab`` until :func:`.native_functions.build`
+reads the table, once, below."""
 
-from . import copies, creation, indexing, math, reduce, scatter_gather, shape_ops  # noqa: F401
+from . import (  # noqa: F401
+    arithmetic,
+    comparison,
+    copies,
+    creation,
+    distributions,
+    from_data,
+    indexing,
+    linalg,
+    reduce,
+    scatter_gather,
+    shape_ops,
+    sorting,
+    tensor_new,
+    unary,
+    view_methods,
+    views,
+)
+from .native_functions import build
 
-# isort: split
-from . import distributions, sorting, views  # noqa: F401  (random fills; views; sorting)
-
-# isort: split
-# last: gives the ops imported above PyTorch's keyword forms
-from . import keywords  # noqa: F401
+build()

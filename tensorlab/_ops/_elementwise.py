@@ -26,7 +26,7 @@ from .. import _dtype as D
 from .. import _layout as L
 from .._dtype import SCALAR_NAME as _SCALAR_NAME
 from .._dtype import TYPE_NAME as _CPP_NAME
-from .._tensor import Tensor, check_inplace
+from .._tensor import Tensor, check_inplace, from_array
 
 Scalar = builtins.bool | builtins.int | builtins.float
 
@@ -236,53 +236,6 @@ def like_strides(t: Tensor) -> tuple[int, ...]:
     return L.preserve_strides(t._shape, t._stride)
 
 
-def _adopt(values, dtype: D.dtype, shape, stride) -> Tensor | None:
-    """Use the memory of ``values`` as the new tensor's storage, without copying, when it is a
-    private numpy result (it owns its data) already laid out with ``stride`` (size-1 dims aside)."""
-    if not (
-        isinstance(values, np.ndarray)
-        and values.flags.owndata
-        and values.dtype == dtype.np
-        and values.shape == shape
-        and values.size > 0
-    ):
-        return None
-    item = values.itemsize
-    for size, st, nst in zip(shape, stride, values.strides):
-        if size > 1 and st * item != nst:
-            return None
-    if L.storage_span(shape, stride, 0) != (0, values.size):
-        return None
-    from .._storage import UntypedStorage
-
-    flat = np.lib.stride_tricks.as_strided(values, (values.size,), (item,))
-    return Tensor(UntypedStorage(flat, owner=values), shape, stride, 0, dtype)
-
-
-def new_tensor(values: np.ndarray, dtype: D.dtype, shape, inputs: Sequence = (), stride=None):
-    """A fresh tensor holding ``values`` (broadcast to ``shape``) with PyTorch's output strides."""
-    from .._storage import new_storage
-
-    shape = tuple(shape)
-    stride = output_strides(shape, inputs) if stride is None else tuple(stride)
-    values = cast_array(np.asarray(values), dtype)
-    adopted = _adopt(values, dtype, shape, stride)
-    if adopted is not None:
-        return adopted
-    n = L.numel(shape)
-    size = 0 if n == 0 else 1 + builtins.sum((s - 1) * st for s, st in zip(shape, stride))
-    out = Tensor(new_storage(size, dtype.np), shape, stride, 0, dtype)
-    if n:
-        out._np()[...] = values
-    return out
-
-
-def fresh_contiguous(values, dtype: D.dtype) -> Tensor:
-    """A new contiguous tensor of ``values`` (adopting numpy's buffer when it can)."""
-    values = cast_array(np.asarray(values), dtype)
-    return new_tensor(values, dtype, values.shape, stride=L.contiguous_strides(values.shape))
-
-
 # ---------------------------------------------------------------------------------------------
 # in-place: PyTorch's memory-overlap and output checks
 # ---------------------------------------------------------------------------------------------
@@ -368,15 +321,7 @@ def resize_out(out: Tensor, shape) -> None:
             UserWarning,
             stacklevel=4,
         )
-    from .._storage import new_storage
-
-    needed = out._offset + L.numel(shape)
-    if needed > out._storage._array.size:
-        storage = new_storage(needed, out.dtype.np)
-        old = out._storage._array
-        storage._array[: old.size] = old
-        out._storage = storage
-    out._shape, out._stride = shape, L.contiguous_strides(shape)
+    out._resize_contiguous(shape)
 
 
 def store_out(result: Tensor, out, *, same_dtype: str | None = None) -> Tensor:
@@ -453,7 +398,7 @@ def _elementwise(
         return write_into(out, values)
     if layout_inputs is None:
         layout_inputs = converted_layouts(operands, common)
-    return new_tensor(values, result, shape, layout_inputs)
+    return from_array(values, result, shape=shape, stride=output_strides(shape, layout_inputs))
 
 
 def _build(operands: Sequence, common: D.dtype | None, out: Tensor | None, *, cpp: bool = False):

@@ -9,10 +9,9 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
-from .._tensor import Tensor, check_inplace, module_function, tensor_method
+from .._tensor import Tensor, check_inplace, from_array
 from ..autograd import formulas as AG
-from ..autograd.graph import differentiable
-from ..autograd.views import inplace_differentiable, same_as
+from ..autograd.views import same_as
 from ._elementwise import (
     _build,
     _dunder,
@@ -32,11 +31,12 @@ from ._elementwise import (
     check_out_shape,
     check_overlap,
     checked_scalar,
-    new_tensor,
     not_implemented,
+    output_strides,
     scalar_array,
     write_into,
 )
+from .native_functions import alias, op, tensor_method
 from .unary import reciprocal
 
 Scalar = builtins.bool | builtins.int | builtins.float
@@ -149,8 +149,7 @@ def _add_impl(fname, a, b, alpha, out: Tensor | None, *, subtract: bool = False)
     return _elementwise((a, b), common, k, out=out, shape=shape)
 
 
-@tensor_method("add", "__add__", "__radd__")
-@differentiable(AG.make_add, "add")
+@op("add", operators=("__add__", "__radd__"), formula=AG.make_add)
 @_public_out
 def add(input, other, *, alpha: Scalar = 1, out=None) -> Tensor:
     """``input + alpha * other`` with broadcasting and PyTorch's type promotion."""
@@ -159,8 +158,7 @@ def add(input, other, *, alpha: Scalar = 1, out=None) -> Tensor:
     return _add_impl("add", input, other, alpha, out)
 
 
-@tensor_method("sub", "__sub__")
-@differentiable(AG.make_sub, "sub")
+@op("sub", operators=("__sub__",), formula=AG.make_sub)
 @_public_out
 def sub(input, other, *, alpha: Scalar = 1, out=None) -> Tensor:
     """``input - alpha * other``. Bool tensors are rejected, as in PyTorch."""
@@ -169,12 +167,11 @@ def sub(input, other, *, alpha: Scalar = 1, out=None) -> Tensor:
     return _add_impl("sub", input, other, alpha, out, subtract=True)
 
 
-subtract = module_function("subtract")(sub)
-Tensor.subtract = sub
+subtract = sub
+alias("subtract", "sub")
 
 
-@tensor_method("rsub", function=True)
-@differentiable(AG.make_rsub, "rsub")
+@op("rsub", function=True, formula=AG.make_rsub)
 def rsub(input, other, *, alpha: Scalar = 1) -> Tensor:
     """``other - alpha * input``."""
     input = _operand(input, "rsub", "input", 1)
@@ -190,8 +187,7 @@ def _mul_kernel(x, y):
     return x & y if x.dtype == np.bool_ else x * y
 
 
-@tensor_method("mul", "__mul__", "__rmul__")
-@differentiable(AG.make_mul, "mul")
+@op("mul", operators=("__mul__", "__rmul__"), formula=AG.make_mul)
 @_public_out
 def mul(input, other, *, out=None) -> Tensor:
     """Elementwise product (``and`` for bool tensors)."""
@@ -204,8 +200,8 @@ def mul(input, other, *, out=None) -> Tensor:
     )
 
 
-multiply = module_function("multiply")(mul)
-Tensor.multiply = mul
+multiply = mul
+alias("multiply", "mul")
 
 
 def _div_impl(input, other, rounding_mode, out: Tensor | None) -> Tensor:
@@ -227,8 +223,7 @@ def _div_impl(input, other, rounding_mode, out: Tensor | None) -> Tensor:
     return _elementwise((input, other), common, kernel, out=out, opmath_second=True, shape=shape)
 
 
-@tensor_method("div", "__truediv__")
-@differentiable(AG.make_div, "div")
+@op("div", operators=("__truediv__",), formula=AG.make_div)
 @_public_out
 def div(input, other, *, rounding_mode: str | None = None, out=None) -> Tensor:
     """True division (ints give float32), or ``rounding_mode='trunc'`` / ``'floor'``."""
@@ -237,12 +232,11 @@ def div(input, other, *, rounding_mode: str | None = None, out=None) -> Tensor:
     return _div_impl(input, other, rounding_mode, out)
 
 
-divide = module_function("divide")(div)
-Tensor.divide = div
+divide = div
+alias("divide", "div")
 
 
-@tensor_method("true_divide")
-@differentiable(AG.make_true_divide, "true_divide")
+@op("true_divide", formula=AG.make_true_divide)
 def true_divide(input, other) -> Tensor:
     input = _operand(input, "true_divide", "input", 1)
     other = _operand(other, "true_divide", "other", 2)
@@ -256,8 +250,7 @@ def __rtruediv__(self, other):
     return mul(reciprocal(self), other)
 
 
-@tensor_method("floor_divide", "__floordiv__")
-@differentiable(AG.floor_divide_node, "floor_divide")
+@op("floor_divide", operators=("__floordiv__",), formula=AG.floor_divide_node)
 @_public_out
 def floor_divide(input, other, *, out=None) -> Tensor:
     """Floor division (``//``); integer division by zero raises ``ZeroDivisionError``."""
@@ -280,8 +273,7 @@ def _remainder_like(fname, kernel, input, other, out) -> Tensor:
     return _elementwise((input, other), common, kernel, out=out, shape=shape)
 
 
-@tensor_method("remainder", "__mod__")
-@differentiable(AG.make_remainder, "remainder")
+@op("remainder", operators=("__mod__",), formula=AG.make_remainder)
 @_public_out
 def remainder(input, other, *, out=None) -> Tensor:
     """Python-style modulus: the result has the sign of ``other``."""
@@ -296,8 +288,7 @@ def __rmod__(self, other):
     return remainder(other, self)
 
 
-@tensor_method("fmod")
-@differentiable(AG.make_fmod, "fmod")
+@op("fmod", formula=AG.make_fmod)
 @_public_out
 def fmod(input, other, *, out=None) -> Tensor:
     """C-style modulus: the result has the sign of ``input``."""
@@ -332,7 +323,7 @@ def _pow_impl(base, exp, out: Tensor | None) -> Tensor:
             values = np.ones(base._shape, common.np) if exp == 0 else _values(base, common)
             if out is not None:
                 return write_into(out, values)
-            return new_tensor(values, common, shape, (base,))
+            return from_array(values, common, shape=shape, stride=output_strides(shape, (base,)))
         if common is D.float16 or not common.is_floating_point:
             checked_scalar(exp, common)
     if common is D.bool_:
@@ -352,8 +343,7 @@ def _pow_impl(base, exp, out: Tensor | None) -> Tensor:
     return _elementwise((base, exp), common, kernel, out=out, shape=shape, layout_inputs=layout)
 
 
-@tensor_method("pow", "__pow__")
-@differentiable(AG.make_pow, "pow")
+@op("pow", operators=("__pow__",), formula=AG.make_pow)
 @_public_out
 def pow(input, exponent, *, out=None) -> Tensor:
     """``input ** exponent``; integer tensors reject negative scalar exponents like PyTorch."""
@@ -380,24 +370,11 @@ def __rpow__(self, other):
     return pow(_operand(other, "pow", "input", 1), self)
 
 
-for _name, _fn in (
-    ("__add__", add),
-    ("__radd__", add),
-    ("__sub__", sub),
-    ("__mul__", mul),
-    ("__rmul__", mul),
-    ("__truediv__", div),
-    ("__floordiv__", floor_divide),
-    ("__mod__", remainder),
-    ("__pow__", pow),
-):
-    setattr(Tensor, _name, _dunder(_fn))
-Tensor.__rsub__ = _dunder(__rsub__)
-Tensor.__rtruediv__ = __rtruediv__
-Tensor.__rdiv__ = __rtruediv__
-Tensor.__rfloordiv__ = __rfloordiv__
-Tensor.__rmod__ = __rmod__
-Tensor.__rpow__ = __rpow__
+tensor_method("__rsub__", function=False)(_dunder(__rsub__))
+tensor_method("__rtruediv__", "__rdiv__", function=False)(__rtruediv__)
+tensor_method("__rfloordiv__", function=False)(__rfloordiv__)
+tensor_method("__rmod__", function=False)(__rmod__)
+tensor_method("__rpow__", function=False)(__rpow__)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -405,93 +382,62 @@ Tensor.__rpow__ = __rpow__
 # ---------------------------------------------------------------------------------------------
 
 
-@tensor_method("add_", function=False)
-@inplace_differentiable(same_as(add))
+@op("add_", function=False, operators=("__iadd__",), inplace=same_as(add))
 def add_(self: Tensor, other, *, alpha: Scalar = 1) -> Tensor:
     other = _operand(other, "add_", "other", 1)
     return _add_impl("add_", self, other, alpha, self)
 
 
-@tensor_method("sub_", "subtract_", function=False)
-@inplace_differentiable(same_as(sub))
+@op("sub_", "subtract_", function=False, operators=("__isub__",), inplace=same_as(sub))
 def sub_(self: Tensor, other, *, alpha: Scalar = 1) -> Tensor:
     other = _operand(other, "sub_", "other", 1)
     return _add_impl("sub_", self, other, alpha, self, subtract=True)
 
 
-@tensor_method("mul_", "multiply_", function=False)
-@inplace_differentiable(same_as(mul))
+@op("mul_", "multiply_", function=False, operators=("__imul__",), inplace=same_as(mul))
 def mul_(self: Tensor, other) -> Tensor:
     return mul.__wrapped__(self, _operand(other, "mul_", "other", 1), out=self)
 
 
-@tensor_method("div_", "divide_", function=False)
-@inplace_differentiable(same_as(div))
+@op("div_", "divide_", function=False, operators=("__itruediv__", "__idiv__"), inplace=same_as(div))
 def div_(self: Tensor, other, *, rounding_mode: str | None = None) -> Tensor:
     return div.__wrapped__(
         self, _operand(other, "div_", "other", 1), rounding_mode=rounding_mode, out=self
     )
 
 
-@tensor_method("true_divide_", function=False)
-@inplace_differentiable(same_as(true_divide))
+@op("true_divide_", function=False, inplace=same_as(true_divide))
 def true_divide_(self: Tensor, other) -> Tensor:
     return div.__wrapped__(self, _operand(other, "true_divide_", "other", 1), out=self)
 
 
-@tensor_method("floor_divide_", function=False)
-@inplace_differentiable(same_as(floor_divide))
+@op("floor_divide_", function=False, operators=("__ifloordiv__",), inplace=same_as(floor_divide))
 def floor_divide_(self: Tensor, other) -> Tensor:
     return floor_divide.__wrapped__(self, _operand(other, "floor_divide_", "other", 1), out=self)
 
 
-@tensor_method("remainder_", function=False)
-@inplace_differentiable(same_as(remainder))
+@op("remainder_", function=False, operators=("__imod__",), inplace=same_as(remainder))
 def remainder_(self: Tensor, other) -> Tensor:
     return remainder.__wrapped__(self, _operand(other, "remainder_", "other", 1), out=self)
 
 
-@tensor_method("fmod_", function=False)
-@inplace_differentiable(same_as(fmod))
+@op("fmod_", function=False, inplace=same_as(fmod))
 def fmod_(self: Tensor, other) -> Tensor:
     return fmod.__wrapped__(self, other, out=self)
 
 
-@tensor_method("pow_", function=False)
-@inplace_differentiable(same_as(pow))
+@op("pow_", function=False, operators=("__ipow__",), inplace=same_as(pow))
 def pow_(self: Tensor, exponent) -> Tensor:
     return pow.__wrapped__(self, exponent, out=self)
 
 
-def _inplace_dunder(fn):
-    def method(self, other):
-        if not (isinstance(other, (Tensor, np.ndarray)) or _is_scalar(other)):
-            return NotImplemented
-        return fn(self, other)
-
-    method.__name__ = fn.__name__
-    return method
-
-
-Tensor.__iadd__ = _inplace_dunder(add_)
-Tensor.__isub__ = _inplace_dunder(sub_)
-Tensor.__imul__ = _inplace_dunder(mul_)
-Tensor.__itruediv__ = _inplace_dunder(div_)
-Tensor.__idiv__ = Tensor.__itruediv__
-Tensor.__ifloordiv__ = _inplace_dunder(floor_divide_)
-Tensor.__imod__ = _inplace_dunder(remainder_)
-Tensor.__ipow__ = _inplace_dunder(pow_)
-
-
-@tensor_method("zero_", function=False)
-@inplace_differentiable(AG.make_zero)
+@op("zero_", function=False, inplace=AG.make_zero)
 def zero_(self: Tensor) -> Tensor:
     """Fill with zeros in place (writes through to every view of the storage)."""
     return fill_.__wrapped__(self, 0)
 
 
-@tensor_method("fill_", function=False)
-@inplace_differentiable(AG.make_fill)
+@op("fill_", function=False, inplace=AG.make_fill)
 def fill_(self: Tensor, value) -> Tensor:
     """Set every element to ``value`` (a number or a 0-dim tensor), converted to self's dtype."""
     if isinstance(value, Tensor):
@@ -510,8 +456,7 @@ def fill_(self: Tensor, value) -> Tensor:
     return self
 
 
-@tensor_method("copy_", function=False)
-@inplace_differentiable(AG.make_copy)
+@op("copy_", function=False, inplace=AG.make_copy)
 def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` (broadcast to self's shape, any dtype) into self's memory."""
     if _is_scalar(src):
@@ -560,8 +505,7 @@ def _make_atan2(out, input, other, **kwargs):
     return Atan2Backward0(input, other)
 
 
-@tensor_method("atan2")
-@differentiable(_make_atan2, "atan2")
+@op("atan2", formula=_make_atan2)
 @_public_out
 def atan2(input, other, *, out=None) -> Tensor:
     """The angle of the point (``other``, ``input``): ``arctan(input / other)`` in the right
@@ -575,12 +519,11 @@ def atan2(input, other, *, out=None) -> Tensor:
     return _elementwise((input, other), common, _k_atan2, out=out, shape=shape)
 
 
-arctan2 = module_function("arctan2")(atan2)
-Tensor.arctan2 = atan2
+arctan2 = atan2
+alias("arctan2", "atan2")
 
 
-@tensor_method("atan2_", "arctan2_", function=False)
-@inplace_differentiable(same_as(atan2))
+@op("atan2_", "arctan2_", function=False, inplace=same_as(atan2))
 def atan2_(self: Tensor, other) -> Tensor:
     other = _operand(other, "atan2_", "other", 1, scalar_ok=False)
     return atan2.__wrapped__(self, other, out=self)

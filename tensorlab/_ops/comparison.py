@@ -9,15 +9,13 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
-from .._tensor import Tensor, check_inplace, module_function, tensor_method
+from .._tensor import Tensor, check_inplace, from_array
 from ..autograd import formulas as AG
-from ..autograd.graph import differentiable
-from ..autograd.views import inplace_differentiable, same_as
+from ..autograd.views import same_as
 from ._elementwise import (
     Kernel,
     _build,
     _compute_np,
-    _dunder,
     _elementwise,
     _fma32,
     _fma64,
@@ -32,13 +30,14 @@ from ._elementwise import (
     cast_array,
     checked_scalar,
     cpp_name,
-    new_tensor,
     not_implemented,
+    output_strides,
     scalar_name,
     store_out,
     write_into,
 )
-from .arithmetic import _common, _inplace_dunder, add, mul, sub
+from .arithmetic import _common, add, mul, sub
+from .native_functions import alias, op, tensor_method
 from .unary import isfinite, isnan
 
 Scalar = builtins.bool | builtins.int | builtins.float
@@ -54,8 +53,7 @@ def _tensor_pair(fname, input, other):
     return input, other
 
 
-@tensor_method("maximum")
-@differentiable(AG.make_maximum, "maximum")
+@op("maximum", formula=AG.make_maximum)
 @_public_out
 def maximum(input, other, *, out=None) -> Tensor:
     """Elementwise maximum of two tensors; NaN wins."""
@@ -65,8 +63,7 @@ def maximum(input, other, *, out=None) -> Tensor:
     return _elementwise((input, other), common, np.maximum, out=out, shape=shape)
 
 
-@tensor_method("minimum")
-@differentiable(AG.make_minimum, "minimum")
+@op("minimum", formula=AG.make_minimum)
 @_public_out
 def minimum(input, other, *, out=None) -> Tensor:
     """Elementwise minimum of two tensors; NaN wins."""
@@ -88,12 +85,12 @@ def _comparison(fname: str, kernel: Kernel):
     return _public_out(op)
 
 
-eq = tensor_method("eq")(_comparison("eq", np.equal))
-ne = tensor_method("ne")(_comparison("ne", np.not_equal))
-lt = tensor_method("lt")(_comparison("lt", np.less))
-le = tensor_method("le")(_comparison("le", np.less_equal))
-gt = tensor_method("gt")(_comparison("gt", np.greater))
-ge = tensor_method("ge")(_comparison("ge", np.greater_equal))
+eq = op("eq", operators=("__eq__",))(_comparison("eq", np.equal))
+ne = op("ne", operators=("__ne__",))(_comparison("ne", np.not_equal))
+lt = op("lt", operators=("__lt__",))(_comparison("lt", np.less))
+le = op("le", operators=("__le__",))(_comparison("le", np.less_equal))
+gt = op("gt", operators=("__gt__",))(_comparison("gt", np.greater))
+ge = op("ge", operators=("__ge__",))(_comparison("ge", np.greater_equal))
 for _alias, _fn in (
     ("not_equal", ne),
     ("less", lt),
@@ -101,18 +98,10 @@ for _alias, _fn in (
     ("greater", gt),
     ("greater_equal", ge),
 ):
-    tensor_method(_alias, function=True)(_fn)
+    alias(_alias, _fn.__name__)
 
-for _name, _fn in (
-    ("__eq__", eq),
-    ("__ne__", ne),
-    ("__lt__", lt),
-    ("__le__", le),
-    ("__gt__", gt),
-    ("__ge__", ge),
-):
-    setattr(Tensor, _name, _dunder(_fn))
-Tensor.__hash__ = lambda self: id(self)  # defining __eq__ must not make tensors unhashable
+# defining __eq__ must not make tensors unhashable
+tensor_method("__hash__", function=False)(lambda self: id(self))
 
 
 def _logical(fname: str, kernel: Kernel):
@@ -122,7 +111,9 @@ def _logical(fname: str, kernel: Kernel):
         values = kernel(cast_array(input._np(), D.bool_), cast_array(other._np(), D.bool_))
         if out is not None:
             return write_into(out, values)
-        return new_tensor(values, D.bool_, shape, (input, other))
+        return from_array(
+            values, D.bool_, shape=shape, stride=output_strides(shape, (input, other))
+        )
 
     op.__name__ = op.__qualname__ = fname
     op.__doc__ = f"Elementwise ``{fname}`` of the truth values; returns a bool tensor."
@@ -149,18 +140,15 @@ def _bitwise(fname: str, kernel: Kernel):
     return _public_out(op)
 
 
-bitwise_and = tensor_method("bitwise_and")(_bitwise("bitwise_and", np.bitwise_and))
-bitwise_or = tensor_method("bitwise_or")(_bitwise("bitwise_or", np.bitwise_or))
-bitwise_xor = tensor_method("bitwise_xor")(_bitwise("bitwise_xor", np.bitwise_xor))
-for _name, _fn in (
-    ("__and__", bitwise_and),
-    ("__rand__", bitwise_and),
-    ("__or__", bitwise_or),
-    ("__ror__", bitwise_or),
-    ("__xor__", bitwise_xor),
-    ("__rxor__", bitwise_xor),
-):
-    setattr(Tensor, _name, _dunder(_fn))
+bitwise_and = op("bitwise_and", operators=("__and__", "__rand__"))(
+    _bitwise("bitwise_and", np.bitwise_and)
+)
+bitwise_or = op("bitwise_or", operators=("__or__", "__ror__"))(
+    _bitwise("bitwise_or", np.bitwise_or)
+)
+bitwise_xor = op("bitwise_xor", operators=("__xor__", "__rxor__"))(
+    _bitwise("bitwise_xor", np.bitwise_xor)
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -241,8 +229,7 @@ def _clamp_impl(input, min, max, out: Tensor | None) -> Tensor:
     return _elementwise((input, *bounds), common, k, out=out, shape=shape, layout_inputs=layout)
 
 
-@tensor_method("clamp")
-@differentiable(AG.make_clamp, "clamp")
+@op("clamp", formula=AG.make_clamp)
 def clamp(input, min=None, max=None, *, out=None) -> Tensor:
     """``min(max(input, min), max)``: bounds are numbers or tensors; NaN propagates."""
     input = _operand(input, "clamp", "input", 1, scalar_ok=False)
@@ -255,31 +242,27 @@ def clamp(input, min=None, max=None, *, out=None) -> Tensor:
     )
 
 
-clip = module_function("clip")(clamp)
-Tensor.clip = clamp
+clip = clamp
+alias("clip", "clamp")
 
 
-@tensor_method("clamp_", "clip_", function=False)
-@inplace_differentiable(same_as(clamp))
+@op("clamp_", "clip_", function=False, inplace=same_as(clamp))
 def clamp_(self: Tensor, min=None, max=None) -> Tensor:
     """In-place clamp."""
     return _clamp_impl(self, min, max, self)
 
 
-@tensor_method("clamp_min")
-@differentiable(AG.make_clamp_min, "clamp_min")
+@op("clamp_min", formula=AG.make_clamp_min)
 def clamp_min(input, min) -> Tensor:
     return clamp(input, min=min)
 
 
-@tensor_method("clamp_max")
-@differentiable(AG.make_clamp_max, "clamp_max")
+@op("clamp_max", formula=AG.make_clamp_max)
 def clamp_max(input, max) -> Tensor:
     return clamp(input, max=max)
 
 
-@module_function("where")
-@differentiable(AG.make_where, "where")
+@op("where", method=False, formula=AG.make_where)
 def where(condition, input=None, other=None, *, out=None):
     """``input`` where ``condition`` holds, else ``other`` (numbers allowed; broadcasting).
 
@@ -313,7 +296,9 @@ def where(condition, input=None, other=None, *, out=None):
 
     arrays = (_values(input, common), _values(other, common))
     values = k(*arrays)
-    return new_tensor(values, common, shape, (condition, input, other))
+    return from_array(
+        values, common, shape=shape, stride=output_strides(shape, (condition, input, other))
+    )
 
 
 @tensor_method("nonzero")
@@ -339,7 +324,7 @@ def _where_method(self: Tensor, condition, y) -> Tensor:
     return where(condition, self, y)
 
 
-Tensor.where = _where_method
+tensor_method("where", function=False)(_where_method)
 
 
 def _lerp_check(start: Tensor, end: Tensor, weight) -> None:
@@ -365,8 +350,7 @@ def _lerp_kernel(x, y, w):
     return _fma64(coeff, diff, base)
 
 
-@tensor_method("lerp")
-@differentiable(AG.make_lerp, "lerp")
+@op("lerp", formula=AG.make_lerp)
 @_public_out
 def lerp(input, end, weight, *, out=None) -> Tensor:
     """``input + weight * (end - input)`` (PyTorch's two-sided formula, weight number or tensor)."""
@@ -391,11 +375,10 @@ def lerp(input, end, weight, *, out=None) -> Tensor:
         values = _lerp_kernel(*np.broadcast_arrays(x, y, w))
     if out is not None:
         return write_into(out, values)
-    return new_tensor(values, dt, shape, operands)
+    return from_array(values, dt, shape=shape, stride=output_strides(shape, operands))
 
 
-@tensor_method("lerp_", function=False)
-@inplace_differentiable(same_as(lerp))
+@op("lerp_", function=False, inplace=same_as(lerp))
 def lerp_(self: Tensor, end, weight) -> Tensor:
     return lerp.__wrapped__(self, end, weight, out=self)
 
@@ -450,10 +433,9 @@ def _bitwise_inplace(fn):
 
 
 for _fn in (bitwise_and, bitwise_or, bitwise_xor):
-    setattr(Tensor, _fn.__name__ + "_", _bitwise_inplace(_fn))
-Tensor.__iand__ = _inplace_dunder(Tensor.bitwise_and_)
-Tensor.__ior__ = _inplace_dunder(Tensor.bitwise_or_)
-Tensor.__ixor__ = _inplace_dunder(Tensor.bitwise_xor_)
+    op(_fn.__name__ + "_", function=False, operators=(f"__i{_fn.__name__[8:]}__",))(
+        _bitwise_inplace(_fn)
+    )
 
 
 # in-place comparisons and logical ops: the bool result is written into self, in self's dtype
@@ -469,7 +451,7 @@ def _into_self(fn, fname: str):
 
 
 for _fn in (eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor):
-    setattr(Tensor, _fn.__name__ + "_", _into_self(_fn, _fn.__name__ + "_"))
+    tensor_method(_fn.__name__ + "_", function=False)(_into_self(_fn, _fn.__name__ + "_"))
 for _alias, _fn in (
     ("not_equal_", ne),
     ("less_", lt),
@@ -477,7 +459,7 @@ for _alias, _fn in (
     ("greater_", gt),
     ("greater_equal_", ge),
 ):
-    setattr(Tensor, _alias, getattr(Tensor, _fn.__name__ + "_"))
+    alias(_alias, _fn.__name__ + "_", function=False)
 
 
 @tensor_method("logical_not_", function=False)
@@ -490,13 +472,11 @@ def logical_not_(self: Tensor) -> Tensor:
     return write_into(self, self._np() == 0)
 
 
-@tensor_method("clamp_min_", function=False)
-@inplace_differentiable(same_as(clamp_min))
+@op("clamp_min_", function=False, inplace=same_as(clamp_min))
 def clamp_min_(self: Tensor, min) -> Tensor:
     return _clamp_impl(self, min, None, self)
 
 
-@tensor_method("clamp_max_", function=False)
-@inplace_differentiable(same_as(clamp_max))
+@op("clamp_max_", function=False, inplace=same_as(clamp_max))
 def clamp_max_(self: Tensor, max) -> Tensor:
     return _clamp_impl(self, None, max, self)

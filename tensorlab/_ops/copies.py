@@ -6,9 +6,10 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
-from .._tensor import Tensor, _as_shape, contiguous_format, tensor_method
+from .._tensor import Tensor, _as_shape, contiguous_format
 from ..autograd import formulas as AG
 from ..autograd.graph import differentiable
+from .native_functions import alias, module_function, op, tensor_method
 
 
 def _grad_flip(out, input, *dims):
@@ -40,8 +41,7 @@ def _grad_repeat_interleave(out, input, repeats=None, dim=None, **kwargs):
     return AG.IndexSelectBackward0(input, index, d, dim is None)
 
 
-@tensor_method("flip")
-@differentiable(_grad_flip, "flip")
+@op("flip", formula=_grad_flip)
 def flip(input: Tensor, *dims) -> Tensor:
     """Reverse the order along ``dims``. A copy: tensorlab (like PyTorch) has no negative strides."""
     dims = L.wrap_dims(_as_shape(dims, "dims"), input.ndim)
@@ -65,8 +65,7 @@ def flipud(input: Tensor) -> Tensor:
     return flip(input, 0)
 
 
-@tensor_method("repeat", function=False)
-@differentiable(_grad_repeat, "repeat")
+@op("repeat", function=False, formula=_grad_repeat)
 def repeat(input: Tensor, *sizes) -> Tensor:
     """Tile the *whole* tensor ``sizes[i]`` times along each dim (numpy's ``tile``, not ``repeat``)."""
     if not sizes:
@@ -172,7 +171,7 @@ def _tensors_arg(tensors, name: str) -> list[Tensor]:
     return tensors
 
 
-@differentiable(_grad_cat, "cat")
+@op("cat", method=False, formula=_grad_cat)
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dim (a copy; dtypes are promoted)."""
     tensors = _tensors_arg(tensors, "cat")
@@ -203,9 +202,11 @@ def cat(tensors, dim: int = 0) -> Tensor:
 
 
 concat = concatenate = cat
+alias("concat", "cat", method=False)
+alias("concatenate", "cat", method=False)
 
 
-@differentiable(_grad_stack, "stack")
+@op("stack", method=False, formula=_grad_stack)
 def stack(tensors, dim: int = 0) -> Tensor:
     """Join same-shaped tensors along a *new* dim (a copy)."""
     tensors = _tensors_arg(tensors, "stack")
@@ -220,11 +221,13 @@ def stack(tensors, dim: int = 0) -> Tensor:
     return cat([t.unsqueeze(d) for t in tensors], d)
 
 
+@module_function()
 def hstack(tensors) -> Tensor:
     tensors = [t.reshape(1) if t.ndim == 0 else t for t in _tensors_arg(tensors, "hstack")]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
+@module_function()
 def vstack(tensors) -> Tensor:
     tensors = _tensors_arg(tensors, "vstack")
     return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)

@@ -15,10 +15,11 @@ import builtins
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, check_inplace, module_function, tensor_method
+from .._tensor import Tensor, check_inplace
 from ..autograd.graph import Node, differentiable
 from ..autograd.views import inplace_differentiable
 from ..random import _rng
+from .native_functions import module_function, tensor_method
 
 
 class RandomBackward(Node):

@@ -14,10 +14,11 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
-from .._tensor import Tensor, check_inplace, tensor_method
+from .._tensor import Tensor, check_inplace
 from ..autograd import formulas as AG
 from ..autograd.grad_mode import STATE as _GRAD
 from ..autograd.graph import attach
+from .native_functions import tensor_method
 
 _INDEX_TYPES = "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices"
 

@@ -11,15 +11,14 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
-from .._tensor import Tensor, check_inplace, tensor_method
+from .._tensor import Tensor, check_inplace, from_array
 from ..autograd import formulas as AG
 from ..autograd.grad_mode import STATE as _GRAD
-from ..autograd.graph import differentiable
+from ..autograd.graph import check_out_grad
 from ._elementwise import (
     _operand,
     check_no_internal_overlap,
     cpp_name,
-    fresh_contiguous,
     not_implemented,
     resize_out,
     scalar_name,
@@ -27,6 +26,7 @@ from ._elementwise import (
     write_into,
 )
 from .arithmetic import mul
+from .native_functions import module_function, op, tensor_method
 
 Scalar = builtins.bool | builtins.int | builtins.float
 
@@ -46,7 +46,7 @@ def _matmul_np(x: np.ndarray, y: np.ndarray, dt: D.dtype) -> np.ndarray:
 
 
 def _fresh(values: np.ndarray, dt: D.dtype) -> Tensor:
-    return fresh_contiguous(values, dt)
+    return from_array(values, dt)
 
 
 def _into(out, result: Tensor, message: str | None = None) -> Tensor:
@@ -77,8 +77,7 @@ def _into(out, result: Tensor, message: str | None = None) -> Tensor:
 _EXPECTED_OUT = "Expected out tensor to have dtype {result_cpp}, but got {out_cpp} instead"
 
 
-@tensor_method("dot")
-@differentiable(AG.make_dot, "dot")
+@op("dot", formula=AG.make_dot)
 def dot(input, tensor, *, out=None) -> Tensor:
     """Inner product of two 1-D tensors of the same dtype (a 0-dim tensor)."""
     input = _operand(input, "dot", "input", 1, scalar_ok=False)
@@ -102,8 +101,7 @@ def dot(input, tensor, *, out=None) -> Tensor:
     return _into(out, res, "result dtype {out} does not match input dtype {result}")
 
 
-@tensor_method("mv")
-@differentiable(AG.make_mv, "mv")
+@op("mv", formula=AG.make_mv)
 def mv(input, vec, *, out=None) -> Tensor:
     """Matrix (n, m) times vector (m,) -> (n,)."""
     input = _operand(input, "mv", "input", 1, scalar_ok=False)
@@ -128,8 +126,7 @@ def mv(input, vec, *, out=None) -> Tensor:
     return _into(out, _fresh(_matmul_np(input._np(), vec._np(), input.dtype), input.dtype))
 
 
-@tensor_method("mm")
-@differentiable(AG.make_mm, "mm")
+@op("mm", formula=AG.make_mm)
 def mm(input, mat2, *, out=None) -> Tensor:
     """Matrix product of two 2-D tensors of the same dtype."""
     input = _operand(input, "mm", "input", 1, scalar_ok=False)
@@ -152,8 +149,7 @@ def mm(input, mat2, *, out=None) -> Tensor:
     return _into(out, res, _EXPECTED_OUT)
 
 
-@tensor_method("bmm")
-@differentiable(AG.make_bmm, "bmm")
+@op("bmm", formula=AG.make_bmm)
 def bmm(input, mat2, *, out=None) -> Tensor:
     """Batched matrix product: (b, n, m) @ (b, m, p) -> (b, n, p); no broadcasting."""
     input = _operand(input, "bmm", "input", 1, scalar_ok=False)
@@ -212,17 +208,11 @@ def _should_fold(t1: Tensor, t2: Tensor) -> bool:
     return builtins.all(st[i] == st[i + 1] * sh[i + 1] for i in range(big.ndim - 2))
 
 
-@tensor_method("matmul", "__matmul__")
+@tensor_method("matmul")
 def matmul(input, other, *, out=None) -> Tensor:
     """NumPy-style matrix product: dot / mv / mm / batched with broadcasting, as PyTorch does it."""
     if out is not None:
-        if _GRAD.enabled and any(
-            isinstance(t, Tensor) and t.requires_grad for t in (input, other, out)
-        ):
-            raise RuntimeError(
-                "matmul(): functions with out=... arguments don't support automatic "
-                "differentiation, but one of the arguments requires grad."
-            )
+        check_out_grad("matmul", (input, other, out))
         return _into(out, matmul(input, other), _EXPECTED_OUT)
     input = _operand(input, "matmul", "input", 1, scalar_ok=False)
     other = _operand(other, "matmul", "other", 2, scalar_ok=False)
@@ -279,8 +269,8 @@ def __matmul__(self, other):
     return matmul(self, other)
 
 
-Tensor.__matmul__ = __matmul__
-Tensor.__rmatmul__ = __rmatmul__
+tensor_method("__matmul__", function=False)(__matmul__)
+tensor_method("__rmatmul__", function=False)(__rmatmul__)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -349,11 +339,11 @@ def _einsum(equation: str, operands: list[Tensor]) -> Tensor:
     unsqueeze / permute, then contract left to right, one :func:`_sumproduct_pair` at a time."""
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
-    for k, op in enumerate(operands):
-        if not isinstance(op, Tensor):
+    for k, operand in enumerate(operands):
+        if not isinstance(operand, Tensor):
             raise TypeError(
                 f"einsum(): argument 'tensors' (position 2) must be tuple of Tensors, but found "
-                f"element of type {type(op).__name__} at pos {k}"
+                f"element of type {type(operand).__name__} at pos {k}"
             )
     arrow = equation.find("->")
     lhs = equation if arrow < 0 else equation[:arrow]
@@ -362,7 +352,7 @@ def _einsum(equation: str, operands: list[Tensor]) -> Tensor:
 
     label_count = [0] * _ELLIPSIS
     ell_num_dim = 0
-    for i, (op, labels) in enumerate(zip(operands, op_labels)):
+    for i, (operand, labels) in enumerate(zip(operands, op_labels)):
         nlabels = len(labels)
         has_ell = _ELLIPSIS in labels
         for s in labels:
@@ -371,11 +361,11 @@ def _einsum(equation: str, operands: list[Tensor]) -> Tensor:
             else:
                 label_count[s] += 1
         if has_ell:
-            ell_num_dim = max(ell_num_dim, op.ndim - nlabels)
-        if (nlabels > op.ndim) if has_ell else (nlabels != op.ndim):
+            ell_num_dim = max(ell_num_dim, operand.ndim - nlabels)
+        if (nlabels > operand.ndim) if has_ell else (nlabels != operand.ndim):
             raise RuntimeError(
                 f"einsum(): the number of subscripts in the equation ({nlabels}) does not match "
-                f"the number of dimensions ({op.ndim}) for operand {i}"
+                f"the number of dimensions ({operand.ndim}) for operand {i}"
                 + ("" if has_ell else " and no ellipsis was given")
             )
 
@@ -441,27 +431,27 @@ def _einsum(equation: str, operands: list[Tensor]) -> Tensor:
     dim_counts = [0] * perm_index
     ops: list[Tensor] = []
     for i, (op0, labels) in enumerate(zip(operands, op_labels)):
-        op = op0
+        operand = op0
         permutation = [-1] * perm_index
         dim = 0
         for s in labels:
             if s == _ELLIPSIS:
                 ndim = op0.ndim - (len(labels) - 1)
                 for j in range(ell_num_dim - ndim, ell_num_dim):
-                    if op._shape[dim] != 1:
-                        if ell_sizes[j] != 1 and ell_sizes[j] != op._shape[dim]:
+                    if operand._shape[dim] != 1:
+                        if ell_sizes[j] != 1 and ell_sizes[j] != operand._shape[dim]:
                             raise RuntimeError(
                                 f"einsum(): dimension {j} covered by ellipsis in operand {i}"
-                                f"has size {op._shape[dim]} which does not broadcast with "
+                                f"has size {operand._shape[dim]} which does not broadcast with "
                                 f"previously seen ellipsis with size {ell_sizes[j]} for the "
                                 "respective dimension"
                             )
-                        ell_sizes[j] = op._shape[dim]
+                        ell_sizes[j] = operand._shape[dim]
                         dim_counts[ell_index + j] += 1
                     permutation[ell_index + j] = dim
                     dim += 1
             elif permutation[perm_index_of[s]] == -1:
-                size = op._shape[dim]
+                size = operand._shape[dim]
                 if size != 1:
                     if label_size[s] != 1 and label_size[s] != size:
                         raise RuntimeError(
@@ -474,18 +464,18 @@ def _einsum(equation: str, operands: list[Tensor]) -> Tensor:
                 dim += 1
             else:  # a repeated label: take the diagonal
                 prev = permutation[perm_index_of[s]]
-                if op._shape[dim] != op._shape[prev]:
+                if operand._shape[dim] != operand._shape[prev]:
                     raise RuntimeError(
                         f"einsum(): subscript {_label(s)} is repeated for operand {i} but the "
-                        f"sizes don't match, {op._shape[dim]} != {op._shape[prev]}"
+                        f"sizes don't match, {operand._shape[dim]} != {operand._shape[prev]}"
                     )
-                op = op.diagonal(0, prev, dim).movedim(-1, prev)
+                operand = operand.diagonal(0, prev, dim).movedim(-1, prev)
         for k, val in enumerate(permutation):
             if val == -1:
-                op = op.unsqueeze(dim)
+                operand = operand.unsqueeze(dim)
                 permutation[k] = dim
                 dim += 1
-        ops.append(op.permute(permutation))
+        ops.append(operand.permute(permutation))
 
     while len(ops) > 1:
         a, b = ops.pop(0), ops.pop(0)
@@ -704,13 +694,7 @@ def kron(input, other, *, out=None) -> Tensor:
         b_shape += [1, sb]
         r_shape.append(sa * sb)
     if out is not None:
-        if _GRAD.enabled and any(
-            isinstance(t, Tensor) and t.requires_grad for t in (input, other, out)
-        ):
-            raise RuntimeError(
-                "mul(): functions with out=... arguments don't support automatic "
-                "differentiation, but one of the arguments requires grad."
-            )
+        check_out_grad("mul", (input, other, out))
         return _into(out, mul(input.reshape(a_shape), other.reshape(b_shape)).reshape(r_shape))
     prod = mul(input.reshape(a_shape), other.reshape(b_shape))
     return _unsafe_view(prod, tuple(r_shape))
@@ -734,6 +718,4 @@ def _unsafe_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
     return out
 
 
-from .._tensor import MODULE_FUNCTIONS  # noqa: E402
-
-MODULE_FUNCTIONS["tensordot"] = tensordot
+module_function("tensordot")(tensordot)

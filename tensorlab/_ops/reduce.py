@@ -19,12 +19,13 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
-from .._tensor import MODULE_FUNCTIONS, Tensor, check_inplace, module_function, tensor_method
+from .._tensor import Tensor, check_inplace, from_array
 from ..autograd import formulas as AG
 from ..autograd.graph import differentiable
 from ..autograd.views import inplace_differentiable, same_as
-from ._elementwise import cast_array, fresh_contiguous, not_implemented, scalar_name
+from ._elementwise import cast_array, not_implemented, scalar_name
 from .comparison import maximum, minimum
+from .native_functions import module_function, op, tensor_method
 
 # ---------------------------------------------------------------------------------------------
 # max / min results: a named pair, printed like ``torch.return_types.max(values=..., indices=...)``
@@ -62,7 +63,7 @@ def _return_type(op: str) -> type:
 
 
 return_types = types.SimpleNamespace(max=_return_type("max"), min=_return_type("min"))
-MODULE_FUNCTIONS["return_types"] = return_types
+module_function("return_types")(return_types)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -129,7 +130,7 @@ def _int_dim(fname: str, dim, pos: int = 1) -> builtins.int:
 
 def _result(values, dtype: D.dtype) -> Tensor:
     """A fresh contiguous tensor (reductions always return contiguous results)."""
-    return fresh_contiguous(values, dtype)
+    return from_array(values, dtype)
 
 
 def _shape_after(t: Tensor, dims: tuple[int, ...], keepdim: bool) -> tuple[int, ...]:
@@ -254,8 +255,7 @@ def _sum_dtype(t: Tensor, dtype) -> D.dtype:
     return t.dtype if t.dtype.is_floating_point else D.int64
 
 
-@tensor_method("sum")
-@differentiable(_grad_sum, "sum")
+@op("sum", formula=_grad_sum)
 def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Sum over ``dim`` (all dims by default). Integers and bools sum to int64."""
     input = _check_tensor("sum", input)
@@ -267,8 +267,7 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     return _result(values, out)
 
 
-@tensor_method("mean")
-@differentiable(_grad_mean, "mean")
+@op("mean", formula=_grad_mean)
 def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Arithmetic mean; needs a floating point input (or ``dtype``), as in PyTorch."""
     input = _check_tensor("mean", input)
@@ -291,8 +290,7 @@ def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     return _result(values, out)
 
 
-@tensor_method("prod")
-@differentiable(_grad_prod, "prod")
+@op("prod", formula=_grad_prod)
 def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Product over one ``dim`` (or all elements). Integers and bools give int64."""
     input = _check_tensor("prod", input)
@@ -318,8 +316,7 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
 _MISSING = object()
 
 
-@tensor_method("cumsum")
-@differentiable(_grad_cumsum, "cumsum")
+@op("cumsum", formula=_grad_cumsum)
 def cumsum(input, dim=_MISSING, *, dtype=None) -> Tensor:
     """Running sum along ``dim`` (float32 accumulates in float64, as PyTorch's CPU kernel does)."""
     input = _check_tensor("cumsum", input)
@@ -397,8 +394,7 @@ def _max_min(fname: str, input, dim, keepdim, other, kwargs) -> Tensor | _Values
     return cls(_result(values, input.dtype), _result(idx, D.int64))
 
 
-@tensor_method("max")
-@differentiable(_grad_max_min("max"), "max")
+@op("max", formula=_grad_max_min("max"))
 def max(input, dim=None, keepdim=None, *, other=None, **kwargs):
     """Largest element; with ``dim``: ``(values, indices)``; with a tensor: ``maximum``.
 
@@ -407,8 +403,7 @@ def max(input, dim=None, keepdim=None, *, other=None, **kwargs):
     return _max_min("max", input, dim, keepdim, other, kwargs)
 
 
-@tensor_method("min")
-@differentiable(_grad_max_min("min"), "min")
+@op("min", formula=_grad_max_min("min"))
 def min(input, dim=None, keepdim=None, *, other=None, **kwargs):
     """Smallest element; with ``dim``: ``(values, indices)``; with a tensor: ``minimum``."""
     return _max_min("min", input, dim, keepdim, other, kwargs)
@@ -472,15 +467,13 @@ def _amax_amin(fname: str, input, dim, keepdim: bool) -> Tensor:
     return _result(values, input.dtype)
 
 
-@tensor_method("amax")
-@differentiable(_grad_amax_amin("amax"), "amax")
+@op("amax", formula=_grad_amax_amin("amax"))
 def amax(input, dim=(), keepdim: bool = False) -> Tensor:
     """Largest values over ``dim`` (several dims allowed; all dims by default). NaN wins."""
     return _amax_amin("amax", input, dim, keepdim)
 
 
-@tensor_method("amin")
-@differentiable(_grad_amax_amin("amin"), "amin")
+@op("amin", formula=_grad_amax_amin("amin"))
 def amin(input, dim=(), keepdim: bool = False) -> Tensor:
     """Smallest values over ``dim`` (several dims allowed; all dims by default). NaN wins."""
     return _amax_amin("amin", input, dim, keepdim)
@@ -611,8 +604,7 @@ def _var_np(fname: str, input: Tensor, dims, keepdim: bool, correction) -> np.nd
     return values if keepdim else values.reshape(_shape_after(input, dims, False))
 
 
-@tensor_method("var")
-@differentiable(_grad_var_std("var"), "var")
+@op("var", formula=_grad_var_std("var"))
 def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     """Variance with Bessel's correction by default (``correction=1``; ``unbiased=False`` is 0)."""
     input = _check_tensor("var", input)
@@ -620,8 +612,7 @@ def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=Non
     return _result(_var_np("var", input, dims, keepdim, correction), input.dtype)
 
 
-@tensor_method("std")
-@differentiable(_grad_var_std("std"), "std")
+@op("std", formula=_grad_var_std("std"))
 def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     """Standard deviation: the square root of :func:`var`."""
     input = _check_tensor("std", input)
@@ -770,8 +761,7 @@ def _grad_cumprod(out, input, dim, **kwargs):
     return CumprodBackward0(input, L.wrap_dim(builtins.int(dim), builtins.max(input.ndim, 1)))
 
 
-@tensor_method("cumprod")
-@differentiable(_grad_cumprod, "cumprod")
+@op("cumprod", formula=_grad_cumprod)
 def cumprod(input, dim=_MISSING, *, dtype=None) -> Tensor:
     """Running product along ``dim`` (integers and bools give int64, as ``cumsum``)."""
     input = _check_tensor("cumprod", input)
@@ -801,8 +791,8 @@ def _cum_inplace(op):
     return method
 
 
-Tensor.cumprod_ = _cum_inplace(cumprod)
-Tensor.cumsum_ = _cum_inplace(cumsum)
+tensor_method("cumprod_", function=False)(_cum_inplace(cumprod))
+tensor_method("cumsum_", function=False)(_cum_inplace(cumsum))
 
 
 def _cum_extreme(fname: str, input, dim):
@@ -840,15 +830,13 @@ def _grad_cum_extreme(name: str):
     return make
 
 
-@tensor_method("cummax")
-@differentiable(_grad_cum_extreme("CummaxBackward0"), "cummax")
+@op("cummax", formula=_grad_cum_extreme("CummaxBackward0"))
 def cummax(input, dim=_MISSING):
     """Running maximum along ``dim`` and where it was found (ties: the latest; nan propagates)."""
     return return_types.cummax(*_cum_extreme("cummax", input, dim))
 
 
-@tensor_method("cummin")
-@differentiable(_grad_cum_extreme("CumminBackward0"), "cummin")
+@op("cummin", formula=_grad_cum_extreme("CumminBackward0"))
 def cummin(input, dim=_MISSING):
     """Running minimum along ``dim`` and where it was found (ties: the latest; nan propagates)."""
     return return_types.cummin(*_cum_extreme("cummin", input, dim))
@@ -862,8 +850,7 @@ def _grad_logcumsumexp(out, input, dim, **kwargs):
     )
 
 
-@tensor_method("logcumsumexp")
-@differentiable(_grad_logcumsumexp, "logcumsumexp")
+@op("logcumsumexp", formula=_grad_logcumsumexp)
 def logcumsumexp(input, dim=_MISSING) -> Tensor:
     """``log(cumsum(exp(input)))`` along ``dim``, computed stably (floating point only)."""
     input = _check_tensor("logcumsumexp", input)
@@ -882,8 +869,7 @@ def _grad_logsumexp(out, input, dim, keepdim=False, **kwargs):
     return LogsumexpBackward0(input, out, _reduce_dims("logsumexp", input, dim), keepdim)
 
 
-@tensor_method("logsumexp")
-@differentiable(_grad_logsumexp, "logsumexp")
+@op("logsumexp", formula=_grad_logsumexp)
 def logsumexp(input, dim=_MISSING, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(input), dim))`` computed stably; integers give the default float dtype."""
     input = _check_tensor("logsumexp", input)

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
-from .._tensor import Tensor, check_inplace, tensor_method
+from .._tensor import Tensor, check_inplace
 from ..autograd import formulas as AG
 from ..autograd import indexing_ops as IG
 from ..autograd.graph import NotImplementedNode, differentiable
@@ -30,7 +30,7 @@ from ._elementwise import (
     checked_scalar,
     scalar_name,
 )
-from .math import _as_method
+from .native_functions import count_from_self, module_function, tensor_method
 
 # ---------------------------------------------------------------------------------------------
 # argument checks
@@ -92,8 +92,9 @@ _ELEMENT = re.compile(r"^(expected Tensor as element \d+ in argument )(\d+)(, .*
 def _method(name: str, fn, *, function: bool = True):
     """Attach ``fn`` as ``Tensor.<name>`` (argument positions counted after self) and, when
     ``function``, as ``tensorlab.<name>``."""
-    tensor_method(name, function=function)(fn)
-    counted = _as_method(fn)
+    if function:
+        module_function(name)(fn)
+    counted = count_from_self(fn)
 
     def method(self, *args, **kwargs):
         try:
@@ -107,7 +108,7 @@ def _method(name: str, fn, *, function: bool = True):
     method.__name__ = method.__qualname__ = name
     method.__doc__ = fn.__doc__
     method.__wrapped__ = fn
-    setattr(Tensor, name, method)
+    tensor_method(name, function=False)(method)
     return fn
 
 

@@ -15,12 +15,13 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
-from .._tensor import Tensor, check_inplace, module_function, tensor_method
+from .._tensor import Tensor, check_inplace
 from ..autograd.graph import differentiable
 from ..autograd.math_ops import GradFromFunction, LinalgCrossBackward0
 from ..autograd.views import inplace_differentiable, same_as
 from ._elementwise import _type_error, check_no_internal_overlap, scalar_name, write_into
 from .copies import cat, flip, hstack, stack, vstack
+from .native_functions import module_function, op, tensor_method
 
 
 def _tensor(x, fname: str, name: str = "input", pos: int = 1) -> Tensor:
@@ -57,10 +58,6 @@ def _embed(values: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
     return np.transpose(out, order)
 
 
-def _diag_of(arr: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
-    return np.diagonal(arr, offset, dim1, dim2)
-
-
 def _make_diag(out, input, diagonal=0):
     shape = input._shape
     if input.ndim == 1:
@@ -77,8 +74,7 @@ def _make_diag(out, input, diagonal=0):
     return GradFromFunction("DiagonalBackward0_copy", input, back)
 
 
-@tensor_method("diag")
-@differentiable(_make_diag, "diag")
+@op("diag", formula=_make_diag)
 def diag(input, diagonal: int = 0) -> Tensor:
     """1-D input: the square matrix with it on diagonal ``diagonal``; 2-D input: a copy of
     that diagonal."""
@@ -104,8 +100,7 @@ def _make_diag_embed(out, input, offset=0, dim1=-2, dim2=-1):
     )
 
 
-@tensor_method("diag_embed")
-@differentiable(_make_diag_embed, "diag_embed")
+@op("diag_embed", formula=_make_diag_embed)
 def diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Each last-dim vector of ``input`` on diagonal ``offset`` of a new (``dim1``, ``dim2``)
     matrix (zeros elsewhere)."""
@@ -208,8 +203,7 @@ def _make_roll(out, input, shifts, dims=None):
     return GradFromFunction("RollBackward0", input, lambda g: _np_roll(g, back, dims))
 
 
-@tensor_method("roll")
-@differentiable(_make_roll, "roll")
+@op("roll", formula=_make_roll)
 def roll(input, shifts, dims=None) -> Tensor:
     """Shift the elements along ``dims`` cyclically (the flattened tensor when no ``dims``)."""
     input = _tensor(input, "roll")
@@ -238,8 +232,7 @@ def _make_rot90(out, input, k=1, dims=(0, 1)):
     return GradFromFunction("Rot90Backward0", input, lambda g: np.rot90(g, -k, (d0, d1)).copy())
 
 
-@tensor_method("rot90")
-@differentiable(_make_rot90, "rot90")
+@op("rot90", formula=_make_rot90)
 def rot90(input, k: int = 1, dims=(0, 1)) -> Tensor:
     """Rotate by 90 degrees ``k`` times in the plane ``dims`` (from the first towards the second
     axis). Like PyTorch, a transposed flip: the result's strides are the flip's, swapped."""

@@ -16,10 +16,10 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
-from .._tensor import Tensor, tensor_method
+from .._tensor import Tensor
 from ..autograd import sorting as AG
-from ..autograd.graph import differentiable
 from ._elementwise import not_implemented
+from .native_functions import module_function, op, tensor_method
 from .reduce import _return_type, return_types
 
 for _op in ("sort", "topk", "kthvalue", "sort_out", "topk_out", "kthvalue_out"):
@@ -146,8 +146,7 @@ def _sort_impl(x: Tensor, dim: int, descending: bool):
     return np.take_along_axis(arr, idx, d), idx
 
 
-@tensor_method("sort")
-@differentiable(AG.make_sort, "sort")
+@op("sort", formula=AG.make_sort)
 def sort(input, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None):
     """``(values, indices)`` sorted along ``dim``; stable, NaN last (first when descending).
     Both results keep ``input``'s memory order (``empty_like``)."""
@@ -173,8 +172,7 @@ def msort(input, *, out=None) -> Tensor:
     return sort(_check_tensor(input, "msort"), 0).values
 
 
-@tensor_method("topk")
-@differentiable(AG.make_topk, "topk")
+@op("topk", formula=AG.make_topk)
 def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out=None):
     """The ``k`` largest (or smallest) elements along ``dim`` and their indices, largest first
     (smallest first with ``largest=False``). NaN counts as the largest value."""
@@ -198,8 +196,7 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
     return _pair_out("topk", result, out)
 
 
-@tensor_method("kthvalue")
-@differentiable(AG.make_kthvalue, "kthvalue")
+@op("kthvalue", formula=AG.make_kthvalue)
 def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
     """The ``k``-th smallest element (1-based) along ``dim`` and its index."""
     x = _check_tensor(input, "kthvalue")
@@ -615,7 +612,6 @@ def histc(input, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     )
 
 
-from .._tensor import MODULE_FUNCTIONS  # noqa: E402
-
-MODULE_FUNCTIONS["searchsorted"] = searchsorted  # torch has no Tensor.searchsorted/bucketize
-MODULE_FUNCTIONS["bucketize"] = bucketize
+# torch has no Tensor.searchsorted/bucketize
+module_function("searchsorted")(searchsorted)
+module_function("bucketize")(bucketize)

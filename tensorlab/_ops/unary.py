@@ -10,7 +10,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, check_inplace, module_function, tensor_method
+from .._tensor import Tensor, check_inplace, from_array
 from ..autograd import formulas as AG
 from ..autograd.graph import differentiable
 from ..autograd.views import inplace_differentiable, same_as
@@ -22,10 +22,11 @@ from ._elementwise import (
     check_cast,
     check_no_internal_overlap,
     like_strides,
-    new_tensor,
     not_implemented,
+    output_strides,
     write_into,
 )
+from .native_functions import alias, op, tensor_method
 
 Scalar = builtins.bool | builtins.int | builtins.float
 
@@ -56,8 +57,10 @@ def _unary(
     int_identity: bool = False,
     inplace: bool = True,
     f32_kernel: Kernel | None = None,
+    register: bool = True,
 ):
-    """Make ``torch.<fname>``/``Tensor.<fname>`` and (if ``inplace``) ``Tensor.<fname>_``.
+    """Make ``torch.<fname>``/``Tensor.<fname>`` and (if ``inplace``) ``Tensor.<fname>_``
+    (rows of the op table unless ``register=False``: the kernel of a public op written by hand).
 
     ``to_float``: integer and bool inputs give the default float dtype (``exp``, ``sqrt``, ...);
     ``reject_bool``: a kernel name for NotImplementedError, or a callable making the exception;
@@ -95,7 +98,12 @@ def _unary(
         check(input.dtype)
         with np.errstate(all="ignore"):
             values = compute(input, common)
-        return new_tensor(values, result_dtype(input.dtype), input._shape, (input,))
+        return from_array(
+            values,
+            result_dtype(input.dtype),
+            shape=input._shape,
+            stride=output_strides(input._shape, (input,)),
+        )
 
     def op_(self: Tensor) -> Tensor:
         common = result_dtype(self.dtype)
@@ -122,8 +130,9 @@ def _unary(
     if not result_bool and reject_float is None:  # a float result can carry a gradient
         op = differentiable(AG.unary_node(fname), fname)(op)
         op_ = inplace_differentiable(same_as(op))(op_)
-    tensor_method(fname)(op)
-    if inplace:
+    if register:
+        tensor_method(fname)(op)
+    if register and inplace:
         tensor_method(fname + "_", function=False)(op_)
     return op
 
@@ -160,13 +169,13 @@ def _relu(x):
 
 
 neg = _unary("neg", np.negative, reject_bool=_neg_bool_error)
-negative = module_function("negative")(neg)
-Tensor.negative = neg
-Tensor.negative_ = Tensor.neg_
+negative = neg
+alias("negative", "neg")
+alias("negative_", "neg_", function=False)
 abs = _unary("abs", np.abs, reject_bool="abs_cpu")
-absolute = module_function("absolute")(abs)
-Tensor.absolute = abs
-Tensor.absolute_ = Tensor.abs_
+absolute = abs
+alias("absolute", "abs")
+alias("absolute_", "abs_", function=False)
 sign = _unary("sign", _k_sign)
 exp = _unary("exp", np.exp, to_float=True, f32_kernel=_via_double(np.exp))
 log = _unary("log", np.log, to_float=True, f32_kernel=_via_double(np.log))
@@ -220,9 +229,8 @@ for _alias, _op in (
     ("arccosh", acosh),
     ("arctanh", atanh),
 ):
-    module_function(_alias)(_op)
-    setattr(Tensor, _alias, _op)
-    setattr(Tensor, _alias + "_", getattr(Tensor, _op.__name__ + "_"))
+    alias(_alias, _op.__name__)
+    alias(_alias + "_", _op.__name__ + "_", function=False)
 reciprocal = _unary("reciprocal", lambda x: 1 / x, to_float=True)
 relu = _unary(
     "relu",
@@ -232,12 +240,12 @@ relu = _unary(
 floor = _unary("floor", np.floor, reject_bool="floor_vml_cpu", int_identity=True)
 ceil = _unary("ceil", np.ceil, reject_bool="ceil_vml_cpu", int_identity=True)
 trunc = _unary("trunc", np.trunc, reject_bool="trunc_vml_cpu", int_identity=True)
-fix = module_function("fix")(trunc)
-Tensor.fix = trunc
-Tensor.fix_ = Tensor.trunc_
+fix = trunc
+alias("fix", "trunc")
+alias("fix_", "trunc_", function=False)
 isnan = _unary("isnan", np.isnan, result_bool=True, inplace=False)
-_isinf = _unary("isinf", np.isinf, result_bool=True, inplace=False)
-_isfinite = _unary("isfinite", np.isfinite, result_bool=True, inplace=False)
+_isinf = _unary("isinf", np.isinf, result_bool=True, inplace=False, register=False)
+_isfinite = _unary("isfinite", np.isfinite, result_bool=True, inplace=False, register=False)
 
 
 @tensor_method("isinf")
@@ -246,7 +254,7 @@ def isinf(input) -> Tensor:
     input = _operand(input, "isinf", "input", 1, scalar_ok=False)
     if input.dtype.is_floating_point:
         return _isinf(input)
-    return new_tensor(False, D.bool_, input._shape, stride=like_strides(input))
+    return from_array(False, D.bool_, shape=input._shape, stride=like_strides(input))
 
 
 @tensor_method("isfinite")
@@ -255,7 +263,7 @@ def isfinite(input) -> Tensor:
     input = _operand(input, "isfinite", "input", 1, scalar_ok=False)
     if input.dtype.is_floating_point:
         return _isfinite(input)
-    return new_tensor(True, D.bool_, input._shape, stride=like_strides(input))
+    return from_array(True, D.bool_, shape=input._shape, stride=like_strides(input))
 
 
 logical_not = _unary("logical_not", lambda x: x == 0, result_bool=True, inplace=False)
@@ -272,8 +280,7 @@ def _round_kernel(decimals: int):
     return k
 
 
-@tensor_method("round")
-@differentiable(AG.unary_node("round"), "round")
+@op("round", formula=AG.unary_node("round"))
 def round(input, *, decimals: int = 0) -> Tensor:
     """Round half to even; ``decimals`` rounds to that many decimal places (float tensors)."""
     input = _operand(input, "round", "input", 1, scalar_ok=False)
@@ -282,14 +289,20 @@ def round(input, *, decimals: int = 0) -> Tensor:
     if not input.dtype.is_floating_point:
         if decimals != 0:
             raise not_implemented("round_cpu", input.dtype)
-        return new_tensor(input._np(), input.dtype, input._shape, (input,))
+        return from_array(
+            input._np(),
+            input.dtype,
+            shape=input._shape,
+            stride=output_strides(input._shape, (input,)),
+        )
     with np.errstate(all="ignore"):
         values = _round_kernel(decimals)(_values(input, input.dtype))
-    return new_tensor(values, input.dtype, input._shape, (input,))
+    return from_array(
+        values, input.dtype, shape=input._shape, stride=output_strides(input._shape, (input,))
+    )
 
 
-@tensor_method("round_", function=False)
-@inplace_differentiable(same_as(round))
+@op("round_", function=False, inplace=same_as(round))
 def round_(self: Tensor, *, decimals: int = 0) -> Tensor:
     check_inplace(self)
     check_no_internal_overlap(self)
@@ -325,6 +338,6 @@ def __invert__(self):
     return bitwise_not(self)
 
 
-Tensor.__invert__ = __invert__
-Tensor.__neg__ = neg
-Tensor.__abs__ = abs
+tensor_method("__invert__", function=False)(__invert__)
+alias("__neg__", "neg", function=False)
+alias("__abs__", "abs", function=False)

@@ -13,23 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import _layout as L
-from .._tensor import Size, Tensor, _as_shape, _records_view, check_inplace, tensor_method
+from .._tensor import Size, Tensor, _as_shape, _records_view, check_inplace
 from ..autograd import graph as _graph
 from ..autograd.grad_mode import STATE as _GRAD
+from .native_functions import tensor_method
 
 # ---------------------------------------------------------------------------------------------
 # pure layout arithmetic
 # ---------------------------------------------------------------------------------------------
-
-
-def storage_bytes_needed(
-    shape: Sequence[int], stride: Sequence[int], offset: int, item: int
-) -> int:
-    """Bytes a storage must hold for this layout: ``(offset + 1 + sum((n-1)*s)) * itemsize``
-    (0 for an empty tensor, whatever its offset: PyTorch's ``computeStorageNbytes``)."""
-    if L.numel(shape) == 0:
-        return 0
-    return (offset + 1 + sum((n - 1) * s for n, s in zip(shape, stride))) * item
 
 
 def check_as_strided(
@@ -306,7 +297,7 @@ def tensor_split(input: Tensor, *args, **kwargs) -> tuple[Tensor, ...]:
     return tuple(_slice_piece(input, d, a, b) for a, b in zip(starts, ends))
 
 
-Tensor.tensor_split = tensor_split
+tensor_method("tensor_split", function=False)(tensor_split)
 
 
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:

@@ -336,6 +336,16 @@ def any_requires_grad(args, kwargs, Tensor) -> bool:
     return False
 
 
+def check_out_grad(name: str, args, kwargs=None) -> None:
+    """PyTorch's rule for ``out=``: in grad mode, no argument (a tensor of ``args`` or of the
+    values of ``kwargs``, nested sequences included) may require grad."""
+    if STATE.enabled and any_requires_grad(args, kwargs or {}, _tensor_class()):
+        raise RuntimeError(
+            f"{name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        )
+
+
 def differentiable(make_node, fname: str | None = None):
     """Decorate an op so that, in grad mode with an input that requires grad, its result gets
     the node ``make_node(result, *args, **kwargs)`` as ``grad_fn`` (for an op returning a tuple,
@@ -355,10 +365,7 @@ def differentiable(make_node, fname: str | None = None):
             if not STATE.enabled or not any_requires_grad(args, kwargs, Tensor):
                 return fn(*args, **kwargs)
             if kwargs.get("out") is not None:
-                raise RuntimeError(
-                    f"{name}(): functions with out=... arguments don't support automatic "
-                    "differentiation, but one of the arguments requires grad."
-                )
+                check_out_grad(name, args, kwargs)
             STATE.enabled = False
             try:
                 out = fn(*args, **kwargs)

@@ -295,7 +295,9 @@ def _onednn_checks(x, weight, bias, dilation, kernel, out_sizes, dim) -> None:
 @differentiable(_derivatives.convolution_transpose_node, "convolution")
 def _convolution_transpose(x, weight, bias, stride, padding, dilation, output_padding, groups):
     """ATen's ``_convolution`` with ``transposed=True`` for the CPU."""
-    from .functional import _adopt, _empty_backend, _suggest_memory_format
+    from .._tensor import channels_last, channels_last_3d, from_array
+    from ._functional._util import suggest_memory_format
+    from ._functional.conv import _empty_backend
 
     k = weight.ndim
     dim = k - 2
@@ -329,7 +331,7 @@ def _convolution_transpose(x, weight, bias, stride, padding, dilation, output_pa
             f"{_fmt(x.shape)}"
         )
     onednn = _use_onednn(x, weight, stride, dilation, output_padding, groups)
-    cl = _suggest_memory_format(x) or _suggest_memory_format(weight)
+    cl = suggest_memory_format(x) or suggest_memory_format(weight)
     if onednn and cl and any(o < 0 for o in out_sizes):
         # a channels-last output is allocated first, with a negative size
         raise RuntimeError("numel: integer multiplication overflow")
@@ -348,8 +350,8 @@ def _convolution_transpose(x, weight, bias, stride, padding, dilation, output_pa
         arr += b.reshape(1, c_out, *([1] * len(kernel)))
     arr = arr.astype(x.dtype.np, copy=False)
     if len(kernel) == 2:
-        fmt = "cl" if cl else None
+        fmt = channels_last if cl else None
     else:  # only oneDNN writes a channels-last 3-d result
-        fmt = "cl3d" if onednn and cl else None
-    out = _adopt(arr, x.dtype, fmt)
+        fmt = channels_last_3d if onednn and cl else None
+    out = from_array(arr, x.dtype, memory_format=fmt, fresh=True)
     return out.squeeze(2) if dim == 1 else out

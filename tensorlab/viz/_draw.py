@@ -104,12 +104,6 @@ def fmt_number(v: float) -> str:
     return f"{v:.2f}".rstrip("0").rstrip(".") if abs(v) < 10 else f"{v:.1f}"
 
 
-def text_color_for(rgba) -> str:
-    """Black or white, whichever reads better on a background colour."""
-    r, g, b = mcolors.to_rgb(rgba)
-    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
-
-
 def text_colors_on(values: np.ndarray, cmap, norm) -> list[str]:
     """Label colour for each value drawn with ``cmap`` / ``norm`` (black on light, white on dark)."""
     rgba = cmap(norm(np.asarray(values, dtype=float)))
@@ -200,11 +194,6 @@ def _metrics(size: float, weight: str, family: str, dpi: float) -> tuple[int, in
 
 def _rgb255(c) -> np.ndarray:
     return (np.array(mcolors.to_rgb(c)) * 255).astype(np.uint8)
-
-
-def _stamp_all(renderer, stamps, alpha: float = 1.0) -> None:
-    """Composite (top, left, mask, colour) stamps (canvas pixels, y down) in one ``draw_image``."""
-    _draw_composite(renderer, _composite(stamps, int(renderer.height), int(renderer.width), alpha))
 
 
 def _draw_composite(renderer, comp) -> None:

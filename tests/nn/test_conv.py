@@ -653,7 +653,7 @@ def test_same_padding_warns_once_like_torch():
     x, w = tl.ones(1, 1, 5, 5), tl.ones(1, 1, 4, 4)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        import tensorlab.nn.functional as fmod
+        import tensorlab.nn._functional.conv as fmod
 
         fmod._same_warned = False
         F.conv2d(x, w, padding="same")

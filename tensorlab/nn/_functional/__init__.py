@@ -1,4 +1,5 @@
-"""The numpy forwards of ``tensorlab.nn.functional``'s layer ops, grouped by family as in torch:
-activations, linear, pooling, normalization, losses, upsampling. ``nn.functional`` re-exports
-them; their backward formulas live in :mod:`tensorlab.autograd.nn_ops` and
-:mod:`tensorlab.autograd.pooling`."""
+"""The numpy forwards of ``tensorlab.nn.functional``'s ops, grouped by family as in torch's
+``functional.py``: conv, padding, fold, activations, linear, pooling, normalization, losses,
+sparse (embedding), upsampling. ``nn.functional`` re-exports them (and imports nothing back);
+their backward formulas live in :mod:`tensorlab.autograd` (``conv``, ``nn_ops``, ``pooling``).
+Results are made by :func:`tensorlab._tensor.from_array`."""

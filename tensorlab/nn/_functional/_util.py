@@ -1,4 +1,5 @@
-"""Small helpers shared by the functional ops: wrap a numpy result, record a node, check args."""
+"""Small helpers shared by the functional ops: record a node, check args, the memory format a
+result follows (results are made by :func:`tensorlab._tensor.from_array`)."""
 
 from __future__ import annotations
 
@@ -6,19 +7,9 @@ import numpy as np
 
 from ... import _dtype as D
 from ... import _layout as L
-from ..._storage import UntypedStorage
-from ..._tensor import Tensor
+from ..._tensor import Tensor, channels_last, channels_last_3d, memory_format
 from ...autograd.grad_mode import STATE
 from ...autograd.graph import attach
-
-
-def wrap(arr: np.ndarray, dtype: D.dtype) -> Tensor:
-    """A fresh contiguous tensor over ``arr`` (not copied when already contiguous and of dtype)."""
-    arr = np.asarray(arr, dtype=dtype.np)
-    if not arr.flags.c_contiguous:
-        arr = np.ascontiguousarray(arr)  # (ascontiguousarray alone makes 0-d arrays 1-d)
-    shape = arr.shape
-    return Tensor(UntypedStorage(arr.reshape(-1)), shape, L.contiguous_strides(shape), 0, dtype)
 
 
 def needs_record(*inputs) -> bool:
@@ -53,18 +44,9 @@ def fmt_size(shape) -> str:
     return "tensorlab.Size([" + ", ".join(str(s) for s in shape) + "])"
 
 
-def wrap_elementwise(arr: np.ndarray, dtype: D.dtype, *inputs) -> Tensor:
-    """The result of an elementwise op on ``inputs``, laid out as torch's TensorIterator lays it
-    (a transposed input gives a transposed result)."""
-    from ..._ops._elementwise import new_tensor
-
-    return new_tensor(arr, dtype, np.shape(arr), inputs)
-
-
-def wrap_memory_format(arr: np.ndarray, dtype: D.dtype, like: Tensor) -> Tensor:
-    """Contiguous, or channels last when ``like`` is (``suggest_memory_format``)."""
-    from .. import functional as F
-
-    if like.ndim == 4 and arr.ndim == 4 and F._suggest_memory_format(like) == "cl":
-        return F._adopt(arr, dtype, "cl")
-    return wrap(arr, dtype)
+def suggest_memory_format(t: Tensor) -> memory_format | None:
+    """``Tensor.suggest_memory_format()``: ``channels_last`` (4-d) or ``channels_last_3d`` (5-d)
+    when the strides are ordered that way, else None (contiguous)."""
+    if L.is_channels_last_strides(t._shape, t._stride):
+        return channels_last if t.ndim == 4 else channels_last_3d
+    return None

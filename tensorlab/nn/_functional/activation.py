@@ -10,9 +10,10 @@ import numpy as np
 
 from ... import _dtype as D
 from ... import _layout as L
-from ..._tensor import Tensor
+from ..._ops._elementwise import output_strides
+from ..._tensor import Tensor, from_array
 from ...autograd import nn_ops as N
-from ._util import check_tensor, compute_dtype, record, wrap, wrap_elementwise
+from ._util import check_tensor, compute_dtype, record
 
 _erf_scalar = np.frompyfunc(math.erf, 1, 1)
 
@@ -50,7 +51,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
         check_inplace(input)
         x[...] = res
         return input
-    out = wrap_elementwise(res, input.dtype, input)
+    out = from_array(res, input.dtype, stride=output_strides(np.shape(res), (input,)))
     return record(out, lambda: N.LeakyReluBackward0(input, negative_slope), input)
 
 
@@ -72,7 +73,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
         check_inplace(input)
         x[...] = res
         return input
-    out = wrap_elementwise(res, input.dtype, input)
+    out = from_array(res, input.dtype, stride=output_strides(np.shape(res), (input,)))
     return record(out, lambda: N.EluBackward0(input, alpha), input)
 
 
@@ -87,7 +88,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
         res = 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
     else:
         res = 0.5 * x * (1 + erf(x / math.sqrt(2)))
-    out = wrap_elementwise(res, input.dtype, input)
+    out = from_array(res, input.dtype, stride=output_strides(np.shape(res), (input,)))
     return record(out, lambda: N.GeluBackward0(input, approximate), input)
 
 
@@ -135,7 +136,7 @@ def _softmax_common(input, dim, dtype, name: str, log: bool) -> Tensor:
         s = e.sum(axis=d, keepdims=True)
         res = shifted - np.log(s) if log else e / s
     res = res.reshape(arr.shape)
-    out = wrap(res, x.dtype)
+    out = from_array(res, x.dtype, fresh=True)
     node = N.LogSoftmaxBackward0 if log else N.SoftmaxBackward0
     return record(out, lambda: node(x, out, d if x.ndim else 0), x)
 
@@ -165,7 +166,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     else:
         keep = _rng(None).random(input.shape) >= p
         mask = keep.astype(input.dtype.np) * np.asarray(1 / (1 - p), dtype=input.dtype.np)
-    m = wrap(mask, input.dtype)
+    m = from_array(mask, input.dtype, fresh=True)
     return input.mul_(m) if inplace else input.mul(m)
 
 
@@ -190,7 +191,7 @@ def _elementwise_result(input: Tensor, res, inplace: bool, make_node) -> Tensor:
         check_inplace(input)
         input._np()[...] = res
         return input
-    out = wrap_elementwise(res, input.dtype, input)
+    out = from_array(res, input.dtype, stride=output_strides(np.shape(res), (input,)))
     return record(out, make_node, input)
 
 
@@ -271,5 +272,5 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     else:
         keep = _rng(None).random(shape) >= p
         mask = keep.astype(input.dtype.np) * np.asarray(1 / (1 - p), dtype=input.dtype.np)
-    m = wrap(mask, input.dtype)
+    m = from_array(mask, input.dtype, fresh=True)
     return input.mul_(m) if inplace else input.mul(m)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype as D
-from ..._tensor import Tensor
+from ..._tensor import Tensor, from_array
 from ...autograd import nn_ops as N
 from .._blas import matmul
-from ._util import check_tensor, needs_record, record, wrap
+from ._util import check_tensor, needs_record, record
 
 _C_NAME = {
     "float16": "c10::Half",
@@ -29,7 +29,7 @@ def _addmm(x2: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
     res = matmul(a, w.T)  # one BLAS thread for small products (see nn/_blas.py)
     if bias is not None:
         res += bias._np()
-    out = wrap(res, x2.dtype)
+    out = from_array(res, x2.dtype, fresh=True)
     return record(out, lambda: N.AddmmBackward0(bias, x2, weight), x2, weight, bias)
 
 
@@ -112,4 +112,4 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("Class values must be smaller than num_classes.")
     res = np.zeros((*idx.shape, num_classes), dtype=np.int64)
     np.put_along_axis(res, idx[..., None], 1, axis=-1)
-    return wrap(res, D.int64)
+    return from_array(res, D.int64, fresh=True)

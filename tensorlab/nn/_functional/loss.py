@@ -10,9 +10,10 @@ import numpy as np
 
 from ... import _dtype as D
 from ... import _layout as L
-from ..._tensor import Tensor
+from ..._ops._elementwise import output_strides
+from ..._tensor import Tensor, from_array
 from ...autograd import nn_ops as N
-from ._util import check_tensor, fmt_size, record, wrap, wrap_elementwise
+from ._util import check_tensor, fmt_size, record
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -150,7 +151,7 @@ def _nll_loss_nd(x: Tensor, target: Tensor, weight, reduction: str, ignore_index
     view_back = reduction == "none" and x.ndim > 2 and x.ndim != 4
     if view_back:  # torch runs nll_loss2d on an (N, C, 1, -1) view and views the result back
         res = res.reshape(res.shape[0], -1)
-    out = wrap(res, x.dtype)
+    out = from_array(res, x.dtype, fresh=True)
     out = record(
         out,
         lambda: N.NllLossBackward0(name, x, safe, w, keep, reduction, total_weight),
@@ -248,7 +249,11 @@ def _cross_entropy_smoothing(x, target, weight, reduction, ignore_index, ls, cla
     if ignore.any():  # masked_fill_: the ignored entries get exactly 0 (and no gradient)
         from ..._ops.comparison import where
 
-        smooth = where(wrap(ignore, D.bool_), wrap(np.zeros((), x.dtype.np), x.dtype), smooth)
+        smooth = where(
+            from_array(ignore, D.bool_, fresh=True),
+            from_array(np.zeros((), x.dtype.np), x.dtype, fresh=True),
+            smooth,
+        )
     if reduction == "mean":
         if weight is not None:
             picked = weight._np()[target._np()[~ignore].ravel()]
@@ -311,13 +316,13 @@ def mse_loss(
     sq = np.square(a - b)
     if reduction == "none":
         res = sq
-        out = wrap_elementwise(res, x.dtype, x, t)
+        out = from_array(res, x.dtype, stride=output_strides(np.shape(res), (x, t)))
         return record(out, lambda: N.MseLossBackward0(x, t, reduction), x, t)
     elif reduction == "sum":
         res = np.asarray(sq.sum(), dtype=a.dtype)
     else:
         res = np.asarray(sq.mean() if sq.size else np.nan, dtype=a.dtype)
-    out = wrap(res, x.dtype)
+    out = from_array(res, x.dtype, fresh=True)
     return record(out, lambda: N.MseLossBackward0(x, t, reduction), x, t)
 
 
@@ -390,7 +395,9 @@ def binary_cross_entropy(
         loss = loss * weight._np()
     loss = loss.astype(x.dtype)
     res = _reduce_np(loss, reduction)
-    out = wrap_elementwise(res, input.dtype, *((input, target) if res.ndim else ()))
+    out = from_array(
+        res, input.dtype, stride=output_strides(np.shape(res), (input, target) if res.ndim else ())
+    )
     return record(
         out,
         lambda: N.BinaryCrossEntropyBackward0(input, target, weight, reduction),
@@ -448,7 +455,9 @@ def binary_cross_entropy_with_logits(
         loss = loss * weight._np()
     loss = loss.astype(x.dtype)
     res = _reduce_np(loss, reduction)
-    out = wrap_elementwise(res, input.dtype, *((input, target) if res.ndim else ()))
+    out = from_array(
+        res, input.dtype, stride=output_strides(np.shape(res), (input, target) if res.ndim else ())
+    )
     return record(
         out,
         lambda: N.BinaryCrossEntropyWithLogitsBackward0(

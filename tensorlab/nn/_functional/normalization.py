@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._tensor import Tensor, from_array
 from ...autograd import nn_ops as N
-from ._util import check_tensor, fmt_size, record, wrap, wrap_memory_format
+from ._util import check_tensor, fmt_size, record, suggest_memory_format
 
 
 def _verify_batch_size(size) -> None:
@@ -74,7 +74,12 @@ def batch_norm(
     alpha = (invstd.astype(dt) * w).astype(dt)
     beta = (b - mean.astype(dt) * alpha).astype(dt)
     res = x.astype(dt, copy=False) * alpha.reshape(shape) + beta.reshape(shape)
-    out = wrap_memory_format(res, input.dtype, input)
+    out = from_array(
+        res,
+        input.dtype,
+        memory_format=suggest_memory_format(input) if input.ndim == 4 else None,
+        fresh=True,
+    )
     xhat = None
 
     def node():
@@ -140,7 +145,7 @@ def layer_norm(
         res = res * weight._np().astype(dt)
     if bias is not None:
         res = res + bias._np().astype(dt)
-    out = wrap(np.asarray(res, dtype=dt), input.dtype)
+    out = from_array(np.asarray(res, dtype=dt), input.dtype, fresh=True)
     return record(
         out,
         lambda: N.NativeLayerNormBackward0(input, weight, bias, xhat, rstd.astype(dt), axes),

@@ -15,9 +15,10 @@ import collections.abc
 import numpy as np
 
 from ... import _dtype as D
-from ..._tensor import Tensor
+from ..._tensor import Tensor, from_array
 from ...autograd import pooling as P
-from ._util import check_tensor, compute_dtype, record, wrap
+from ..modules.utils import _pair
+from ._util import check_tensor, compute_dtype, record, suggest_memory_format
 
 # ---------------------------------------------------------------------------- argument parsing
 
@@ -120,17 +121,12 @@ def _as4d(x: np.ndarray) -> np.ndarray:
     return x[None] if x.ndim == 3 else x
 
 
-def _finish(arr: np.ndarray, x: Tensor, dtype: D.dtype | None = None) -> Tensor:
+def _pool_result(arr: np.ndarray, x: Tensor, dtype: D.dtype | None = None) -> Tensor:
     """The result, unbatched again when ``x`` was, laid out like torch (channels last in, out)."""
     if x.ndim == 3:
         arr = arr[0]
-    dtype = dtype or x.dtype
-    if x.ndim == 4:
-        from .. import functional as F
-
-        if F._suggest_memory_format(x) == "cl":
-            return F._adopt(arr, dtype, "cl")
-    return wrap(arr, dtype)
+    fmt = suggest_memory_format(x) if x.ndim == 4 else None
+    return from_array(arr, dtype or x.dtype, memory_format=fmt, fresh=True)
 
 
 def _tap(xp: np.ndarray, a: int, b: int, oh, ow, sh, sw, dh, dw) -> np.ndarray:
@@ -206,8 +202,8 @@ def max_pool2d_with_indices(
         raise _not_implemented("max_pool2d", x)
     arr = _as4d(x._np())
     out, idx = _max_pool_kernel(arr, (kh, kw), (sh, sw), (ph, pw), (dh, dw), oh, ow)
-    values = _finish(out, x)
-    indices = _finish(idx, x, D.int64)
+    values = _pool_result(out, x)
+    indices = _pool_result(idx, x, D.int64)
     geometry = ((kh, kw), (sh, sw), (ph, pw), (dh, dw))
     record(
         values,
@@ -456,7 +452,7 @@ def avg_pool2d(
     else:
         res = np.where(div > 0, np.trunc(total / np.maximum(div, 1)), 0)
     res = np.where(div > 0, res, 0) if (div <= 0).any() else res
-    out = _finish(res.astype(x.dtype.np), x)
+    out = _pool_result(res.astype(x.dtype.np), x)
     geometry = ((kh, kw), (sh, sw), (ph, pw))
     return record(out, lambda: P.AvgPool2DBackward0(x, div, geometry), x)
 
@@ -575,7 +571,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
                 win = a[:, :, hs[i] : he[i], ws[j] : we[j]]
                 kh, kw = he[i] - hs[i], we[j] - ws[j]
                 res[:, :, i, j] = win.sum(axis=(2, 3)) / ct.type(kh) / ct.type(kw)
-    out = _finish(res.astype(x.dtype.np), x)
+    out = _pool_result(res.astype(x.dtype.np), x)
     return record(out, lambda: P.AdaptiveAvgPool2DBackward0(x, (hs, he, ws, we)), x)
 
 
@@ -613,8 +609,8 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
             res[:, :, i, j] = np.take_along_axis(flat, am[..., None], axis=-1)[..., 0]
             r, cc = np.divmod(am, kw)
             idx[:, :, i, j] = (hs[i] + r) * w + ws[j] + cc
-    values = _finish(res, x)
-    indices = _finish(idx, x, D.int64)
+    values = _pool_result(res, x)
+    indices = _pool_result(idx, x, D.int64)
     record(
         values,
         lambda: P.MaxPool2DWithIndicesBackward0(x, idx, None, "AdaptiveMaxPool2DBackward0"),
@@ -677,14 +673,8 @@ def max_unpool2d(
     res = res.reshape(n, c, oh, ow)
     if input.ndim == 3:
         res = res[0]
-    out = wrap(res, input.dtype)
+    out = from_array(res, input.dtype, fresh=True)
     return record(out, lambda: P.MaxUnpool2DBackward0(input, idx), input)
-
-
-def _pair(v):
-    if isinstance(v, collections.abc.Iterable):
-        return tuple(v)
-    return (v, v)
 
 
 def _unpool_output_size(input, kernel_size, stride, padding, output_size):

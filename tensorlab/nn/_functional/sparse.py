@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype as D
-from ..._tensor import Tensor
+from ..._tensor import Tensor, from_array
 from ...autograd import nn_ops as N
-from ._util import check_tensor, record, wrap
+from ._util import check_tensor, record
 
 
 def embedding(
@@ -49,5 +49,5 @@ def embedding(
         scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
         w[rows] = (w[rows] * scale[:, None]).astype(w.dtype)
         weight._vc[0] += 1
-    out = wrap(w[idx], weight.dtype)
+    out = from_array(w[idx], weight.dtype, fresh=True)
     return record(out, lambda: N.EmbeddingBackward0(weight, idx, padding_idx), weight)

@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._tensor import Tensor, from_array
 from ...autograd import pooling as P
-from ._util import check_tensor, record, wrap_memory_format
+from ._util import check_tensor, record, suggest_memory_format
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 
@@ -175,7 +175,12 @@ def interpolate(
         ]
         name = "UpsampleLinear1DBackward0" if dim == 1 else "UpsampleBilinear2DBackward0"
     res = _apply_maps(x._np(), maps, ct)
-    out = wrap_memory_format(res.astype(x.dtype.np), x.dtype, x)
+    out = from_array(
+        res.astype(x.dtype.np),
+        x.dtype,
+        memory_format=suggest_memory_format(x) if x.ndim == 4 else None,
+        fresh=True,
+    )
     return record(out, lambda: P.UpsampleBackward(name, x, maps), x)
 
 

@@ -12,9 +12,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter, UninitializedParameter
 from .module import Module
-from .utils import _ntuple, _pair, _reverse_repeat_tuple, _single
-
-_triple = _ntuple(3)
+from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
 __all__ = [
     "Conv1d",
@@ -113,7 +111,7 @@ class _ConvNd(Module):
         The bias uses the same bound. Values come from tensorlab's seeded generator
         (``tensorlab.manual_seed``); they follow PyTorch's distribution, not its exact numbers.
         """
-        fan_in = _fan_in(self.weight)
+        fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
         if 0 in tuple(self.weight.shape):
             warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
         else:
@@ -137,17 +135,6 @@ class _ConvNd(Module):
         if self.padding_mode != "zeros":
             s += ", padding_mode={padding_mode}"
         return s.format(**self.__dict__)
-
-
-def _fan_in(weight: Tensor) -> int:
-    if weight.ndim < 2:
-        raise ValueError(
-            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
-        )
-    receptive = 1
-    for s in tuple(weight.shape)[2:]:
-        receptive *= s
-    return weight.shape[1] * receptive
 
 
 class Conv1d(_ConvNd):

@@ -17,6 +17,7 @@ def _ntuple(n: int):
 
 _single = _ntuple(1)
 _pair = _ntuple(2)
+_triple = _ntuple(3)
 
 
 def _reverse_repeat_tuple(t, n: int) -> tuple:

@@ -13,26 +13,18 @@ come from :func:`tensorlab.nn._conv_kernels.im2col` / ``col2im``.
 
 from __future__ import annotations
 
-import collections.abc
-
 import numpy as np
 
-from .. import _dtype as D
-from .._dtype import SCALAR_NAME
-from .._tensor import Tensor
-from ..autograd import conv as _derivatives
-from ..autograd.graph import differentiable
-from . import _conv_kernels as K
-from ._args import is_int_like, type_name, unpack_int_list
+from ... import _dtype as D
+from ..._dtype import SCALAR_NAME
+from ..._tensor import Tensor
+from ...autograd import conv as _derivatives
+from ...autograd.graph import differentiable
+from .. import _conv_kernels as K
+from .._args import is_int_like, type_name, unpack_int_list
+from ..modules.utils import _pair
 
 __all__ = ["fold", "unfold"]
-
-
-def _pair(x):
-    """``torch.nn.modules.utils._pair``: an iterable becomes a tuple, anything else is doubled."""
-    if isinstance(x, collections.abc.Iterable):
-        return tuple(x)
-    return (x, x)
 
 
 def _ints(fn: str, name: str, pos: int, value) -> list[int]:
