@@ -323,6 +323,14 @@ def _linear(n: Node, g, adjoint):
     return out
 
 
+def _linear_again(n, h):
+    """A linear gradient's own gradient, differentiable again (its adjoint is the map)."""
+    return (_linear(n, h, n._forward),)
+
+
+FORMULAS[LinearGradBackward] = _linear_again
+
+
 def _formula(node: Node):
     for cls in type(node).__mro__:
         f = FORMULAS.get(cls)
