@@ -41,7 +41,7 @@ def _zeros_like(g):
 def _where(mask: np.ndarray, g, other=None):
     """``g`` where ``mask`` holds, else ``other`` (zeros): linear in ``g``, recorded."""
     tl = _tl()
-    m = tl.from_numpy(np.ascontiguousarray(np.broadcast_to(mask, g.shape)))
+    m = tl.from_numpy(np.array(np.broadcast_to(mask, g.shape), order="C"))
     return tl.where(m, g, _zeros_like(g) if other is None else other)
 
 
@@ -236,7 +236,7 @@ def _view(n, g):
 
     def adjoint(h):  # the view op itself: d(backward)/d(g) transposed
         tl = _tl()
-        return n.replay(tl.from_numpy(np.ascontiguousarray(h)))._np()
+        return n.replay(tl.from_numpy(np.array(h, order="C")))._np()
 
     return (_linear(n, g, adjoint),)
 
@@ -317,7 +317,7 @@ def _linear(n: Node, g, adjoint):
     """``n``'s numpy backward applied to ``g``, recorded as a linear map of ``g``."""
     tl = _tl()
     (res,) = n.backward(np.array(g._np()))
-    out = tl.from_numpy(np.ascontiguousarray(res))
+    out = tl.from_numpy(np.array(res, order="C"))
     if g.requires_grad:
         attach(out, LinearGradBackward(n.name() + "Backward", g, out.shape, n.backward, adjoint))
     return out

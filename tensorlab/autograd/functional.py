@@ -339,7 +339,7 @@ def jacobian(
         _check_requires_grad(outputs, "outputs", strict=strict)
         if vectorize and strict:
             raise RuntimeError(
-                "torch.autograd.functional.jacobian: `strict=True` "
+                "tensorlab.autograd.functional.jacobian: `strict=True` "
                 "and `vectorized=True` are not supported together. "
                 "Please either set `strict=False` or "
                 "`vectorize=False`."
