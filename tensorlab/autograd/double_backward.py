@@ -7,8 +7,8 @@ differentiated again (``autograd.functional.hessian``, gradient penalties...).
 
 The formulas cover the ops a Hessian of ordinary code meets: elementwise arithmetic, ``pow``,
 the unary math functions, ``relu``/``clamp``/``where``/``maximum``, ``sum``/``mean``,
-``dot``/``mv``/``mm``/``bmm`` (so ``matmul``), and the view ops (``view``/``reshape``/
-``transpose``/indexing...). Any other node computes its gradient with numpy as usual and gives
+``dot``/``mv``/``mm``/``bmm`` (so ``matmul``), ``linear``, ``softmax``/``log_softmax``,
+``mse_loss``, and the view ops (``view``/``reshape``/``transpose``/indexing, ``cat``/``stack``). Any other node computes its gradient with numpy as usual and gives
 the result a ``NotImplemented`` node: differentiating through it again raises a clear error
 instead of silently treating the gradient as a constant.
 """
@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from . import formulas as F
+from . import nn_ops as N
 from . import views as V
 from .graph import Node, NotImplementedNode, attach, gradient_edge, sum_to_tensor
 
@@ -266,7 +267,42 @@ def _flip(n, g):
     return (g.flip(n.dims) if n.dims else g,)
 
 
+def _addmm(n, g):
+    k = 1 if n.has_bias else 0
+    w, x = _get(n.w), _get(n.x)
+    gx = g.mm(w) if n.needs_grad(k) else None
+    gw = g.t().mm(x) if n.needs_grad(k + 1) else None
+    if not n.has_bias:
+        return (gx, gw)
+    return (g.sum(0) if n.needs_grad(0) else None, gx, gw)
+
+
+def _softmax(n, g):
+    y = _get(n.y)
+    gy = g * y
+    return (gy - y * gy.sum(n.dim, keepdim=True),)
+
+
+def _log_softmax(n, g):
+    y = _get(n.y)
+    return (g - y.exp() * g.sum(n.dim, keepdim=True),)
+
+
+def _mse(n, g):
+    x, t = _get(n.x), _get(n.t)
+    diff = x - t
+    scale = 2.0
+    if n.reduction == "mean":
+        scale = 2.0 / diff.numel() if diff.numel() else float("nan")
+    gi = diff * (g * scale)
+    return (gi, -gi if n.needs_grad(1) else None)
+
+
 FORMULAS = {
+    N.AddmmBackward0: _addmm,
+    N.SoftmaxBackward0: _softmax,
+    N.LogSoftmaxBackward0: _log_softmax,
+    N.MseLossBackward0: _mse,
     F.AddBackward0: _add,
     F.SubBackward0: _sub,
     F.RsubBackward0: _rsub0,

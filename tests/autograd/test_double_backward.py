@@ -182,3 +182,29 @@ def test_unsupported_second_derivative_raises_never_zero():
     assert g.tolist() == [0.0, 6.0, 0.0] and g.requires_grad
     with pytest.raises(RuntimeError, match=re.escape("derivative of MaxBackward1 is not")):
         g.sum().backward()
+
+
+@pytest.mark.oracle
+def test_hessian_of_a_small_network_loss(torch):
+    """linear (addmm), tanh, mse_loss, softmax and log_softmax twice differentiated."""
+
+    def run(lib):
+        F = lib.nn.functional
+        X = lib.tensor(np.linspace(-2, 2, 15).reshape(5, 3))
+        T = lib.tensor(np.linspace(0, 1, 10).reshape(5, 2))
+        b1 = lib.tensor(np.linspace(-0.5, 0.5, 4))
+
+        def loss(w1, w2):
+            o = F.linear(F.linear(X, w1, b1).tanh(), w2)
+            return (
+                F.mse_loss(o, T) + F.log_softmax(o, 1).sum() * 0.1 + F.softmax(o, 0)[0].pow(2).sum()
+            )
+
+        w1 = lib.tensor(np.linspace(-1, 1, 12).reshape(4, 3))
+        w2 = lib.tensor(np.linspace(-0.7, 0.9, 8).reshape(2, 4))
+        H = lib.autograd.functional.hessian(loss, (w1, w2))
+        return [[h.numpy() for h in row] for row in H]
+
+    for row_o, row_t in zip(run(tl), run(torch)):
+        for h_o, h_t in zip(row_o, row_t):
+            np.testing.assert_allclose(h_o, h_t, rtol=1e-9, atol=1e-12)
