@@ -21,6 +21,7 @@ from .api import backward, grad
 from .function import Function, once_differentiable
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .graph import Node
+from .variable import Variable
 
 _anomaly = False
 
@@ -41,6 +42,7 @@ __all__ = [
     "functional",
     "once_differentiable",
     "Node",
+    "Variable",
     "backward",
     "enable_grad",
     "grad",

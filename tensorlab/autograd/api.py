@@ -143,6 +143,11 @@ def grad(
     """The gradients of ``outputs`` with respect to ``inputs``, returned (not stored in
     ``.grad``)."""
     Tensor = _tensor_class()
+    if is_grads_batched:
+        raise NotImplementedError(
+            "tensorlab has no vmap: autograd.grad(..., is_grads_batched=True) is not supported; "
+            "call autograd.grad once per gradient (with retain_graph=True)"
+        )
     if retain_graph is None:
         retain_graph = create_graph
     outputs = _as_tuple(outputs)
