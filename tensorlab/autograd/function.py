@@ -307,6 +307,11 @@ def _wrap_outputs(node, args, outputs) -> tuple:
                 raise RuntimeError(
                     "a leaf Variable that requires grad has been used in an in-place operation."
                 )
+            if o._base is not None:
+                raise NotImplementedError(
+                    "tensorlab: a custom Function that marks a view as dirty (modifies a view in "
+                    "place) is not supported; modify a clone instead (y = x.clone()) and return it"
+                )
             o._vc[0] += 1  # PyTorch bumps the version of a dirty tensor once more
         elif id(o) in inputs:
             o = o._view(o._shape, o._stride)  # an input returned as is: a view of it

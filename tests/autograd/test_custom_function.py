@@ -460,3 +460,20 @@ def test_instantiating_and_calling_are_refused():
     x = tl.ones(1, requires_grad=True)
     with pytest.raises(NotImplementedError, match="implement either the backward or vjp"):
         F.apply(x).sum().backward()
+
+
+def test_a_dirty_view_is_refused_clearly():
+    class Double_(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    base = tl.ones(4, requires_grad=True).clone()
+    with pytest.raises(NotImplementedError, match="marks a view as dirty"):
+        Double_.apply(base[:2])
