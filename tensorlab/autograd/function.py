@@ -37,11 +37,11 @@ class FunctionCtx:
         """Keep tensors (or None) for ``backward``; read them back with ``ctx.saved_tensors``
         (which refuses if one was modified in place since)."""
         Tensor = _tensor_class()
-        for t in tensors:
+        for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError(
                     "save_for_backward can only save variables, but argument "
-                    f"{tensors.index(t)} is of type {type(t).__name__}"
+                    f"{i} is of type {type(t).__name__}"
                 )
         self.to_save = tensors
 

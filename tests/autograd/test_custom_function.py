@@ -477,3 +477,42 @@ def test_a_dirty_view_is_refused_clearly():
     base = tl.ones(4, requires_grad=True).clone()
     with pytest.raises(NotImplementedError, match="marks a view as dirty"):
         Double_.apply(base[:2])
+
+
+@pytest.mark.oracle
+def test_keywords_integer_outputs_and_save_errors(torch):
+    def run(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k=2.0):
+                return x * k
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2, None
+
+        class ToLong(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.long()
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        class SavesANumber(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x, None, 3)
+                return x
+
+        x = lib.ones(2, requires_grad=True)
+        z = ToLong.apply(x)
+        out = [repr(F.apply(x, k=3.0)), repr(F.apply(x)), repr(z), z.requires_grad, z.grad_fn]
+        try:
+            SavesANumber.apply(x)
+        except TypeError as e:
+            out.append(str(e))
+        return [str(o).replace("torch", "tensorlab") for o in out]
+
+    assert run(tl) == run(torch)
