@@ -237,6 +237,7 @@ _LAZY = {
     "serialization": ("tensorlab.serialization", None),
     "softmax": ("tensorlab.nn._functional.activation", "torch_softmax"),
     "log_softmax": ("tensorlab.nn._functional.activation", "torch_log_softmax"),
+    "profiler": ("tensorlab.profiler", None),
 }
 
 

@@ -1,4 +1,4 @@
-"""The ``tensorlab`` command: ``start``, ``assign``, ``grade``, ``check``.
+"""The ``tensorlab`` command: ``start``, ``assign``, ``grade``, ``check``, ``report``, ``export``.
 
 Exit statuses, the same for every command (README, "Exit statuses"):
 
@@ -16,6 +16,7 @@ Exit statuses, the same for every command (README, "Exit statuses"):
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -77,13 +78,13 @@ def _sandbox_note(command: str, mode: str) -> None:
 
 
 def cmd_assign(args) -> int:
-    from .grading.assign import AssignError, assign
+    from .grading.assign import AssignError, AuthoringError, assign
 
     try:
         manifest = assign(args.solutions_dir, args.exercises_dir)
     except AssignError as e:
         print(f"tensorlab assign: error: {e}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(e, AuthoringError) else 1
     n_nb, n_q = len(manifest["notebooks"]), len(manifest["questions"])
     print(
         f"wrote {n_nb} exercise notebooks ({n_q} questions) and release.json to {args.exercises_dir}"
@@ -114,6 +115,7 @@ def cmd_grade(args) -> int:
     from .grading.cluster import ClusterUnavailable
     from .grading.grade import grade
     from .grading.sandbox import SandboxUnavailable, resolve
+    from .grading.text import terminal
 
     for path in args.submissions:
         problem = _bad_path(path, folders=True)
@@ -165,8 +167,8 @@ def cmd_grade(args) -> int:
     )
     for rec in summary["grader_errors"]:
         print(
-            f"warning: {rec['path']} could not be graded (recorded as lost, "
-            f"{rec.get('max_score', 0):g} points): {rec['reason']}",
+            f"warning: {terminal(rec['path'])} could not be graded (recorded as lost, "
+            f"{rec.get('max_score', 0):g} points): {terminal(rec['reason'])}",
             file=sys.stderr,
         )
     return 0
@@ -177,6 +179,7 @@ def cmd_check(args) -> int:
 
     from .grading.grade import grade
     from .grading.sandbox import SandboxUnavailable, resolve
+    from .grading.text import terminal
 
     for path in args.notebooks:
         problem = _bad_path(path, folders=False)
@@ -208,18 +211,18 @@ def cmd_check(args) -> int:
             return 1
     passed = total = 0
     whole = True  # every notebook ran to its end
-    for rec in summary["records"]:
-        print(f"{rec['path']}: {rec.get('score', 0):g}/{rec.get('max_score', 0):g}")
+    for rec in summary["records"]:  # what a notebook or a file name holds is escaped
+        print(f"{terminal(rec['path'])}: {rec.get('score', 0):g}/{rec.get('max_score', 0):g}")
         if rec.get("reason"):
             whole = False
-            print(f"  {rec['reason']}")
+            print(f"  {terminal(rec['reason'])}")
         for qid, q in rec.get("questions", {}).items():
             total += 1
             passed += q["status"] == "passed"
             mark = "✓" if q["status"] == "passed" else "✗"
             line = f"  {mark} {qid:<28} {q['status']}"
             if q["status"] != "passed" and q.get("message"):
-                line += f": {q['message']}"
+                line += f": {terminal(q['message'])}"
             print(line)
             if q.get("misconception_message"):
                 print(f"      likely misconception: {q['misconception_message']}")
@@ -263,12 +266,20 @@ def _release_for_check(folder: Path, scratch: Path) -> str:
     if all(sha(local / name) == info.get("sha256") for name, info in notebooks.items()):
         return str(local)
     scratch.mkdir(parents=True)
-    shutil.copyfile(local / RELEASE_FILE, scratch / RELEASE_FILE)
+    manifest = load_release(local)
     for name, info in notebooks.items():
         sources = [local / name] + ([shipped / name] if shipped is not None else [])
         pristine = next((p for p in sources if sha(p) == info.get("sha256")), local / name)
         if pristine.is_file():
             shutil.copyfile(pristine, scratch / name)
+            if sha(pristine) != info.get("sha256") and manifest.get("authored"):
+                # your own course answered in place: no pristine copy anywhere; the answered
+                # notebook is the template (a self-check: only your own code runs)
+                manifest["notebooks"][name]["sha256"] = sha(pristine)
+    (scratch / RELEASE_FILE).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    for extra in ("tensorlab-checks.json",):  # an authored course's public checks
+        if (local / extra).is_file():
+            shutil.copyfile(local / extra, scratch / extra)
     return str(scratch)
 
 
@@ -418,7 +429,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="seed for the hidden inputs (default: random, recorded in the grade files)",
+        help="seed for the hidden inputs (default: the seed an earlier run recorded in DIR, "
+        "else random; recorded in the grade files)",
     )
     g.add_argument(
         "--sandbox",
@@ -458,7 +470,94 @@ def build_parser() -> argparse.ArgumentParser:
         "release.json, else ./exercises, else the exercises shipped with tensorlab)",
     )
     c.set_defaults(func=cmd_check)
+
+    r = sub.add_parser(
+        "report",
+        help="write DIR/report.html: how the class did (distributions, misconceptions)",
+        description="Read the grade files in DIR (written by `tensorlab grade --out DIR`) and "
+        "write DIR/report.html: score distributions per notebook and question, the most common "
+        "misconceptions, questions nobody solved, lost and killed notebooks (one self-contained "
+        "file, plots embedded); print a short summary.",
+    )
+    r.add_argument("dir", metavar="DIR", help="the folder `tensorlab grade` wrote")
+    r.set_defaults(func=cmd_report)
+
+    e = sub.add_parser(
+        "export",
+        help="write the grades in DIR as the CSV Canvas, Moodle or Gradescope imports",
+        description="Write the grades in DIR as the CSV a learning management system imports: "
+        "canvas (Gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, a column per "
+        "notebook), moodle (CSV grade import by Email address / ID number), gradescope (score "
+        "upload: Name, SID, Email, Score). ROSTER.csv maps each student folder name (column "
+        "'student') to the LMS identity: canvas_id / sis_user_id / sis_login_id, email / "
+        "id_number, email / sid (and optional name, section). Exit 1 when a graded student is "
+        "not in the roster (unless --allow-unmatched), 2 for a missing or malformed roster.",
+    )
+    e.add_argument("dir", metavar="DIR", help="the folder `tensorlab grade` wrote")
+    e.add_argument(
+        "--format",
+        required=True,
+        choices=("canvas", "moodle", "gradescope"),
+        help="the LMS whose import format to write (required)",
+    )
+    e.add_argument(
+        "--roster",
+        required=True,
+        metavar="ROSTER.csv",
+        help="CSV mapping the column 'student' (folder names) to LMS identities (required)",
+    )
+    e.add_argument("--out", required=True, metavar="FILE", help="the CSV file to write (required)")
+    e.add_argument(
+        "--allow-unmatched",
+        action="store_true",
+        help="export the students the roster has even when others are not in it (default: "
+        "fail, writing nothing)",
+    )
+    e.set_defaults(func=cmd_export)
     return p
+
+
+def cmd_report(args) -> int:
+    from .grading.pages import summary_lines, write_report
+
+    if not Path(args.dir).is_dir():
+        return _usage_error("report", f"{args.dir} is not a folder")
+    try:
+        path, summary = write_report(args.dir)
+    except (OSError, ValueError) as e:
+        print(f"tensorlab report: error: {e}", file=sys.stderr)
+        return 1
+    for line in summary_lines(summary):
+        print(line)
+    print(f"wrote {path}")
+    return 0
+
+
+def cmd_export(args) -> int:
+    from .grading.export import RosterError, Unmatched, export
+
+    if not Path(args.dir).is_dir():
+        return _usage_error("export", f"{args.dir} is not a folder")
+    try:
+        done = export(
+            args.dir, args.format, args.roster, args.out, allow_unmatched=args.allow_unmatched
+        )
+    except RosterError as e:
+        return _usage_error("export", str(e))
+    except Unmatched as e:
+        print(
+            f"tensorlab export: error: not in the roster: {e} (nothing written; add them to "
+            f"{args.roster}, or pass --allow-unmatched)",
+            file=sys.stderr,
+        )
+        return 1
+    except (OSError, ValueError) as e:
+        print(f"tensorlab export: error: {e}", file=sys.stderr)
+        return 1
+    print(f"wrote {done['rows']} students to {args.out} ({args.format})")
+    for student in done["unmatched"]:
+        print(f"warning: not in the roster, not exported: {student}", file=sys.stderr)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

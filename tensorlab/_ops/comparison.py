@@ -125,14 +125,14 @@ logical_or = tensor_method("logical_or")(_logical("logical_or", np.logical_or))
 logical_xor = tensor_method("logical_xor")(_logical("logical_xor", np.logical_xor))
 
 
-def _bitwise(fname: str, kernel: Kernel):
+def _bitwise(fname: str, kernel: Kernel, kernel_name: str | None = None):
     def op(input, other, *, out=None) -> Tensor:
         input = _operand(input, fname, "input", 1)
         other = _operand(other, fname, "other", 2)
         common = _common(input, other)
         shape = _build((input, other), common, out)
-        if common.is_floating_point:
-            raise not_implemented(f"{fname}_cpu", common)
+        if common.is_floating_point or (kernel_name and common is D.bool_):
+            raise not_implemented(kernel_name or f"{fname}_cpu", common)
         return _elementwise((input, other), common, kernel, out=out, shape=shape)
 
     op.__name__ = op.__qualname__ = fname
@@ -149,6 +149,49 @@ bitwise_or = op("bitwise_or", operators=("__or__", "__ror__"))(
 bitwise_xor = op("bitwise_xor", operators=("__xor__", "__rxor__"))(
     _bitwise("bitwise_xor", np.bitwise_xor)
 )
+
+
+def _lshift(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """ATen's lshift_kernel: shifted as unsigned (so it wraps), 0 for a shift < 0 or >= bits."""
+    bits = a.dtype.itemsize * 8
+    unsigned = np.dtype(f"uint{bits}")
+    bad = (b < 0) | (b >= bits)
+    shifted = a.astype(unsigned) << np.where(bad, 0, b).astype(unsigned)
+    return np.where(bad, 0, shifted.astype(a.dtype)).astype(a.dtype)
+
+
+def _rshift(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """ATen's rshift_kernel: a shift < 0 or past the width gives 0 (unsigned) or the sign (signed:
+    a shift by bits - 1)."""
+    bits = a.dtype.itemsize * 8
+    if a.dtype.kind == "u":
+        bad = (b < 0) | (b >= bits)
+        return np.where(bad, 0, a >> np.where(bad, 0, b).astype(a.dtype)).astype(a.dtype)
+    top = bits - 1
+    return (a >> np.where((b < 0) | (b > top), top, b).astype(a.dtype)).astype(a.dtype)
+
+
+bitwise_left_shift = op("bitwise_left_shift", operators=("__lshift__",))(
+    _bitwise("bitwise_left_shift", _lshift, "lshift_cpu")
+)
+bitwise_right_shift = op("bitwise_right_shift", operators=("__rshift__",))(
+    _bitwise("bitwise_right_shift", _rshift, "rshift_cpu")
+)
+
+
+def _reflected(fn):
+    """``2 << t``: ``fn(2, t)``, the number a wrapped 0-d tensor (it does not promote)."""
+
+    def method(self, other):
+        if not (_is_scalar(other) or isinstance(other, (Tensor, np.ndarray))):
+            return NotImplemented
+        return fn(_operand(other, fn.__name__, "input", 1), self)
+
+    return method
+
+
+op("__rlshift__", function=False)(_reflected(bitwise_left_shift))
+op("__rrshift__", function=False)(_reflected(bitwise_right_shift))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -432,10 +475,14 @@ def _bitwise_inplace(fn):
     return method
 
 
-for _fn in (bitwise_and, bitwise_or, bitwise_xor):
-    op(_fn.__name__ + "_", function=False, operators=(f"__i{_fn.__name__[8:]}__",))(
-        _bitwise_inplace(_fn)
-    )
+for _fn, _dunder_name in (
+    (bitwise_and, "__iand__"),
+    (bitwise_or, "__ior__"),
+    (bitwise_xor, "__ixor__"),
+    (bitwise_left_shift, "__ilshift__"),
+    (bitwise_right_shift, "__irshift__"),
+):
+    op(_fn.__name__ + "_", function=False, operators=(_dunder_name,))(_bitwise_inplace(_fn))
 
 
 # in-place comparisons and logical ops: the bool result is written into self, in self's dtype

@@ -296,9 +296,45 @@ def arange(
         if step == 0:
             raise ValueError("step must be nonzero")
     n = builtins.int(math.ceil((end - start) / step))
-    values = start + step * np.arange(n, dtype=np.float64 if d.is_floating_point else np.int64)
+    if d is D.float32 or d is D.float64:
+        values = _arange_floats(builtins.float(start), builtins.float(step), n, d.np.type)
+    else:
+        values = start + step * np.arange(n, dtype=np.float64 if d.is_floating_point else np.int64)
     t = Tensor._from_array(values, d)
     return _finish(_into_out("arange", t, out), requires_grad)
+
+
+def _fma(a, b, c) -> np.ndarray:
+    """``a * b + c`` rounded once, in float64 (the FMA the compiler makes of ATen's
+    ``start + step * idx``): the product split exactly (Dekker), then summed without loss."""
+    a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
+    p = a * b
+    split = 134217729.0  # 2**27 + 1
+    ah = a * split - (a * split - a)
+    bh = b * split - (b * split - b)
+    e = ((ah * bh - p) + ah * (b - bh) + (a - ah) * bh) + (a - ah) * (b - bh)  # a*b == p + e
+    s = p + c
+    bb = s - p
+    t = (p - (s - bb)) + (c - bb)  # p + c == s + t
+    low = t + e
+    return np.where(low == 0, s, s + low)  # keeps the sign of a zero (-0.0 + -0.0 * x)
+
+
+def _arange_floats(start: float, step: float, n: int, dt) -> np.ndarray:
+    """ATen's CPU ``arange`` kernel (RangeFactoriesKernel.cpp) for float32/float64, bit for bit:
+    vectors of 8 floats (4 doubles) start at ``fma(step, i0, start)`` rounded to the dtype, the
+    rest of each vector adds ``k * step`` to that start in double; the last ``n % 16`` (``% 8``)
+    elements take the scalar path ``fma(step, i, start)``. (One thread's order: torch splits an
+    arange of more than 32,768 elements between its threads, each with its own tail.)"""
+    vec = 8 if dt is np.float32 else 4
+    idx = np.arange(n, dtype=np.float64)
+    main = n - n % (2 * vec)
+    out = np.empty(n, dt)
+    block = np.floor(idx[:main] / vec) * vec
+    base = _fma(step, block, start).astype(dt).astype(np.float64)
+    out[:main] = _fma(idx[:main] - block, step, base).astype(dt)
+    out[main:] = _fma(step, idx[main:], start).astype(dt)
+    return out
 
 
 def linspace(
@@ -328,16 +364,24 @@ def linspace(
         values = np.zeros(0)
     elif steps == 1:
         values = np.array([start], dtype=np.float64)
-    else:
-        s, e = ct(start), ct(end)
-        step = (e - s) / ct(steps - 1)
+    else:  # ATen's linspace_kernel: from the start for the first half, from the end after
         idx = np.arange(steps)
-        half = steps // 2
-        values = np.where(
-            idx < half,
-            s + step * idx.astype(ct),
-            e - step * (steps - idx - 1).astype(ct),
-        )
+        first = idx < steps // 2
+        k = np.where(first, idx, steps - idx - 1)
+        if d is D.float16:  # c10::Half arithmetic: each operation rounded to half
+            s, e = np.float16(start), np.float16(end)
+            step = np.float16(e - s) / np.float16(steps - 1)
+            values = np.where(
+                first, s + step * k.astype(np.float16), e - step * k.astype(np.float16)
+            )
+        else:  # with the FMA the compiler makes of start + step * idx; integers step in double
+            if not d.is_floating_point:
+                start, end = builtins.int(start), builtins.int(end)  # scalar_t first
+            s, e = ct(start), ct(end)
+            step = (e - s) / ct(steps - 1)
+            sign = np.where(first, 1.0, -1.0)
+            k = k.astype(ct).astype(np.float64)
+            values = _fma(sign * np.float64(step), k, np.where(first, s, e)).astype(ct)
     if not d.is_floating_point:
         values = np.trunc(values)
     t = Tensor._from_array(np.asarray(values), d)

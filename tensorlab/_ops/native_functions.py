@@ -139,7 +139,7 @@ def _operator(fn):
 OUT = set(
     """abs absolute acos acosh add all amax amin any arccos arccosh arcsin arcsinh arctan arctan2
     arctanh argmax argmin asin asinh atan atan2 atanh bitwise_and bitwise_not bitwise_or
-    bitwise_xor ceil clamp clamp_max clamp_min clip column_stack cos cosh cross cumprod cumsum
+    bitwise_xor bitwise_left_shift bitwise_right_shift ceil clamp clamp_max clamp_min clip column_stack cos cosh cross cumprod cumsum
     diag diff div divide dstack eq erf erfc exp exp2 expm1 fix floor floor_divide fmod gather ge
     greater greater_equal gt index_add index_copy index_select le lerp less
     less_equal log log10 log1p log2 logcumsumexp logical_and logical_not logical_or logical_xor
@@ -163,7 +163,8 @@ KEYWORD_FAMILIES = {
 COUNT_FROM_SELF = set(
     "add sub subtract rsub mul multiply div divide true_divide floor_divide remainder fmod pow "
     "maximum minimum eq ne lt le gt ge not_equal less less_equal greater greater_equal "
-    "logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor isclose allclose "
+    "logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor bitwise_left_shift "
+    "bitwise_right_shift isclose allclose "
     "equal lerp dot mv mm bmm outer ger matmul".split()
 )
 
@@ -295,10 +296,40 @@ def _install(table: dict, name: str) -> None:
     setattr(Tensor, name, fn)
 
 
+# in-place methods that torch also exposes as functions (``torch.sin_(t)``: the method on t);
+# those tensorlab has as methods become functions too (asked of torch 2.13.0: ``dir(torch)``)
+INPLACE_FUNCTIONS = (
+    "abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ as_strided_ "
+    "asin_ asinh_ atan_ atanh_ ceil_ celu_ clamp_ clamp_max_ clamp_min_ clip_ conj_physical_ "
+    "cos_ cosh_ deg2rad_ detach_ erf_ erfc_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ gcd_ i0_ "
+    "index_put_ lcm_ ldexp_ log10_ log1p_ log2_ log_ logit_ nan_to_num_ neg_ negative_ "
+    "rad2deg_ reciprocal_ relu_ resize_as_ round_ rsqrt_ selu_ sigmoid_ sin_ sinc_ sinh_ "
+    "sqrt_ square_ tan_ tanh_ threshold_ trunc_ xlogy_ zero_"
+).split()
+
+
+def _inplace_function(name: str, method):
+    """``torch.<name>_(input, ...)``: the method, with the function's argument error."""
+
+    @functools.wraps(method)
+    def fn(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            raise TypeError(
+                f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                f"{type(input).__name__}"
+            )
+        return getattr(input, name)(*args, **kwargs)
+
+    return fn
+
+
 def build() -> None:
     """Install every row: ``Tensor`` methods and operators, ``tensorlab.<name>`` functions."""
     if _BUILT:
         return
+    for name in INPLACE_FUNCTIONS:
+        if name in METHODS and name not in FUNCTIONS:
+            FUNCTIONS[name] = _inplace_function(name, _resolve(METHODS, name))
     for table in (METHODS, FUNCTIONS):
         for name in table:
             _install(table, name)

@@ -21,7 +21,6 @@ from .api import backward, grad
 from .function import Function, once_differentiable
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .graph import Node
-from .variable import Variable
 
 _anomaly = False
 
@@ -42,7 +41,6 @@ __all__ = [
     "functional",
     "once_differentiable",
     "Node",
-    "Variable",
     "backward",
     "enable_grad",
     "grad",
@@ -51,4 +49,17 @@ __all__ = [
     "no_grad",
     "set_detect_anomaly",
     "set_grad_enabled",
+    "Variable",
+    "profiler",
 ]
+
+
+def __getattr__(name: str):
+    """``profiler`` and ``Variable`` load on first use (``_tensor`` imports this package)."""
+    import importlib
+
+    if name in ("profiler", "profiler_util", "variable"):
+        return importlib.import_module(f"{__name__}.{name}")
+    if name == "Variable":
+        return importlib.import_module(f"{__name__}.variable").Variable
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

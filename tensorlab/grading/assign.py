@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__
+from . import authoring
 from .registry import for_notebook, get
 
 RELEASE_FILE = "release.json"
@@ -40,6 +41,10 @@ _KEEP_CELL_METADATA = ("tensorlab", "tags", "editable", "deletable")
 
 class AssignError(ValueError):
     """A solution notebook cannot be turned into an exercise (malformed markers, bad metadata)."""
+
+
+class AuthoringError(AssignError):
+    """An instructor's own question cannot be released (``tensorlab assign`` exits 2)."""
 
 
 @dataclass(frozen=True)
@@ -130,12 +135,17 @@ def _role(cell) -> tuple[str | None, str | None]:
     return meta.get("role"), meta.get("question")
 
 
-def make_exercise(nb, name: str):
-    """(exercise notebook, manifest entry) for the solution notebook ``nb`` named ``name``."""
+def make_exercise(nb, name: str, authored: list | None = None):
+    """(exercise notebook, manifest entry) for the solution notebook ``nb`` named ``name``.
+
+    ``authored``: the (question, cell index) pairs the notebook declares (``authoring``), for
+    an instructor's own notebook; its question cells are left out of the exercise."""
     import nbformat
 
     assignment = Path(name).stem
-    expected_ids = [q.id for q in for_notebook(assignment)]
+    own = {q.id: q for q, _ in authored} if authored is not None else None
+    expected_ids = list(own) if own is not None else [q.id for q in for_notebook(assignment)]
+    checks: set[str] = set()
     out = nbformat.v4.new_notebook()
     out.metadata = {
         "kernelspec": {
@@ -155,9 +165,11 @@ def make_exercise(nb, name: str):
             raise AssignError(f"{where}: duplicate cell id")
         seen_ids.add(cell_id)
         role, qid = _role(cell)
-        if role not in (None, "answer", "check", "hidden"):
+        if role not in (None, "answer", "check", "hidden", "question"):
             raise AssignError(f"{where}: unknown tensorlab role {role!r}")
-        if role == "hidden":
+        if role == "question" and own is None:
+            raise AssignError(f"{where}: a question cell in a notebook without questions")
+        if role in ("hidden", "question"):
             continue
         new = copy.deepcopy(cell)
         new["id"] = cell_id
@@ -168,9 +180,16 @@ def make_exercise(nb, name: str):
             if not qid:
                 raise AssignError(f"{where}: a {role} cell needs a 'question' id in its metadata")
             try:
-                q = get(qid)
+                q = own[qid] if own is not None else get(qid)
             except KeyError:
+                if own is not None:
+                    raise AuthoringError(
+                        f"{where}: {role} cell for {qid!r}, a question this notebook does not "
+                        "declare (declare it with question(...) in a question cell)"
+                    ) from None
                 raise AssignError(f"{where}: unknown question id {qid!r}") from None
+            if role == "check":
+                checks.add(qid)
             if q.notebook != assignment:
                 raise AssignError(f"{where}: question {qid!r} belongs to notebook {q.notebook!r}")
         if cell.cell_type == "code":
@@ -198,10 +217,17 @@ def make_exercise(nb, name: str):
     missing = [qid for qid in expected_ids if qid not in answers]
     if missing:
         raise AssignError(f"{name}: no answer cell for question(s) {', '.join(missing)}")
+    for q, index in authored or ():
+        if q.id not in checks:
+            raise AuthoringError(
+                f"{name}, cell {index}: question {q.id!r} has no check cell (a code cell "
+                f'tensorlab.check("{q.id}") with metadata {{"tensorlab": {{"role": "check", '
+                f'"question": "{q.id}"}}}})'
+            )
     nbformat.validate(out)
     questions = {}
     for qid in expected_ids:
-        q = get(qid)
+        q = own[qid] if own is not None else get(qid)
         questions[qid] = {
             "notebook": name,
             "cell_id": answers[qid],
@@ -209,6 +235,10 @@ def make_exercise(nb, name: str):
             "kind": q.kind,
             "points": q.points,
         }
+        if getattr(q, "partial", False):
+            questions[qid]["partial"] = True
+        if own is not None and not getattr(q, "reveal", False):
+            questions[qid]["withheld"] = True  # feedback files hide values at hidden inputs
     return out, {"assignment": assignment, "questions": questions}
 
 
@@ -221,11 +251,30 @@ def notebook_bytes(nb) -> bytes:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file and ``os.replace``."""
+    """Write ``data`` to ``path`` via a temporary file and ``os.replace``, each made durable:
+    the file is fsynced before the rename and its folder after it (whole after a power cut)."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_bytes(data)
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
     os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a folder's entries (a rename, a new file) durable; a no-op where unsupported."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def assign(solutions_dir: str | os.PathLike, exercises_dir: str | os.PathLike) -> dict:
@@ -246,12 +295,20 @@ def assign(solutions_dir: str | os.PathLike, exercises_dir: str | os.PathLike) -
         "notebooks": {},
         "questions": {},
     }
+    checks: dict[str, dict] = {}
+    authored_nbs: dict[str, str] = {}
     for path in paths:
         try:
             nb = nbformat.read(path, as_version=4)
         except Exception as e:  # noqa: BLE001 - any unreadable notebook is an assign error
             raise AssignError(f"{path.name}: cannot read notebook: {e}") from None
-        exercise, entry = make_exercise(nb, path.name)
+        authored = None
+        if authoring.is_authored(nb):
+            authored = _load_authored(nb, path.name, set(manifest["questions"]) | set(checks))
+            for q, _ in authored:
+                checks[q.id] = authoring.check_data(q)
+            authored_nbs[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
+        exercise, entry = make_exercise(nb, path.name, authored)
         data = notebook_bytes(exercise)
         outputs[path.name] = data
         manifest["notebooks"][path.name] = {
@@ -263,12 +320,45 @@ def assign(solutions_dir: str | os.PathLike, exercises_dir: str | os.PathLike) -
             if qid in manifest["questions"]:
                 raise AssignError(f"{path.name}: question {qid!r} also appears in another notebook")
             manifest["questions"][qid] = info
+    if authored_nbs:  # where `grade` finds the references: the instructor's own folder
+        manifest["authored"] = {"solutions": str(src.resolve()), "notebooks": authored_nbs}
     dst.mkdir(parents=True, exist_ok=True)
     for name, data in outputs.items():
         write_atomic(dst / name, data)
+    if checks:
+        doc = {"format": RELEASE_FORMAT, "questions": checks}
+        text = json.dumps(doc, indent=1, sort_keys=True) + "\n"
+        write_atomic(dst / authoring.CHECKS_FILE, text.encode("utf-8"))
     text = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
     write_atomic(dst / RELEASE_FILE, text.encode("utf-8"))
     return manifest
+
+
+def _load_authored(nb, name: str, taken: set[str]) -> list:
+    """The questions an instructor's notebook declares, validated: ``AuthoringError`` names
+    the notebook and cell (duplicate ids, a reference that raises on its own inputs, a
+    misconception equal to the reference, unseeded randomness)."""
+    from .registry import all_questions
+
+    builtin = {q.id for q in all_questions()}
+    try:
+        found = authoring.load_code(authoring.notebook_code(nb), name)
+    except authoring.LoadError as e:
+        raise AuthoringError(f"{name}, cell {e.index}: running the solution failed: {e}") from None
+    if not found:
+        raise AuthoringError(f"{name}: its question cells declare no question (call question(...))")
+    seen: set[str] = set()
+    for q, index in found:
+        where = f"{name}, cell {index} (question {q.id!r})"
+        if q.id in seen or q.id in taken:
+            raise AuthoringError(f"{where}: duplicate question id {q.id!r}")
+        if q.id in builtin:
+            raise AuthoringError(f"{where}: {q.id!r} is the id of a built-in question")
+        seen.add(q.id)
+        problem = authoring.validate(q)
+        if problem:
+            raise AuthoringError(f"{where}: {problem}")
+    return found
 
 
 def load_release(release_dir: str | os.PathLike) -> dict:

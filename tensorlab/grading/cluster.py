@@ -1,17 +1,18 @@
 """``tensorlab grade --cluster ADDRESS``: the same sandboxed grading task on a Dask cluster.
 
 One notebook is one Dask task (``task``): it runs on a worker exactly what a local run does
-(``grade._grade_job``: the rebuilt notebook in a fresh sandboxed, limited kernel, judged against
+(``run.grade_job``: the rebuilt notebook in a fresh sandboxed, limited kernel, judged against
 the references on the worker, outside the kernel) and returns the notebook's record. The
 submission's bytes and the release (manifest and templates) travel as task data, so workers need
 no shared file system, only tensorlab (``pip install tensorlab[cluster]``) and bubblewrap.
 
 Faults are Dask's: a worker that dies mid-task has its tasks rescheduled on another worker, and
-each notebook's record is taken once (the task's key is unique). A worker whose sandbox cannot
+each notebook's record is taken once (the task's key is unique); a notebook whose task still
+failed (a grader error) is retried once, as in a local run (``executors.RetryPolicy``). A worker whose sandbox cannot
 start records that, per notebook, as a grader error. The client hands each record to
 ``progress.update`` as it arrives: in ``grade`` that writes the student's grade file and the
 gradebook atomically once the student is complete, exactly as a local run does, and Ctrl-C
-undoes the run (``grade.Results``). ``distributed`` is imported only here, only when
+undoes the run (``results.Results``). ``distributed`` is imported only here, only when
 ``--cluster`` is used.
 
 ``ADDRESS``: ``tcp://host:8786`` (a running scheduler: ``dask scheduler``, then
@@ -21,9 +22,12 @@ processes on this machine, one thread each).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import socket
 import uuid
+
+from .executors import Executor
 
 CONNECT_TIMEOUT = 10  # seconds to reach a scheduler
 
@@ -96,55 +100,62 @@ def task(job, manifest: dict, settings) -> dict:
 
     As in a local worker, the next notebook's kernel is launched while this one is graded.
     """
-    from .grade import _close_spare, _grade_job, _lost, _spare
+    from .records import lost_record
+    from .run import enable_spare, grade_job
 
-    if not _spare.get("enabled"):
-        import atexit
-
-        _spare["enabled"] = True
-        atexit.register(_close_spare)
-
+    enable_spare()
     if settings.sandbox == "bwrap":
         from .sandbox import probe
 
         reason = probe()
         if reason is not None:
-            return _lost(
+            return lost_record(
                 job,
                 manifest,
                 f"the sandbox cannot start on worker {socket.gethostname()}: {reason}",
             )
-    return _grade_job(job, manifest, settings)
+    return grade_job(job, manifest, settings)
 
 
-def run(jobs: list, manifest: dict, settings, address: str, progress) -> list[dict]:
-    """Grade ``jobs`` on the cluster at ``address``; the records, in the order of ``jobs``.
+class DaskExecutor(Executor):
+    """Each notebook one task on the Dask cluster at ``address`` (the local pool's retry
+    policy: a notebook whose task failed is submitted once more, under a new key)."""
 
-    ``progress.update(record)`` is called once per notebook, as its record arrives."""
-    from distributed import as_completed
+    def __init__(self, address: str):
+        self.address = address
+        self.client = None
+        self.shared = None
 
-    from .grade import _clip, _lost
+    @contextlib.contextmanager
+    def session(self, manifest: dict, settings):
+        client, cluster = connect(self.address)
+        try:
+            self.client = client
+            self.shared = client.scatter(manifest, broadcast=True)
+            self.run_id = uuid.uuid4().hex[:12]
+            yield
+        finally:
+            self.client = self.shared = None
+            client.close()
+            if cluster is not None:
+                cluster.close()
 
-    client, cluster = connect(address)
-    try:
-        shared = client.scatter(manifest, broadcast=True)
-        run_id = uuid.uuid4().hex[:12]
-        futures = [
-            client.submit(task, job, shared, settings, key=f"tensorlab-grade-{run_id}-{i}")
-            for i, job in enumerate(jobs)
-        ]
-        index = {f.key: i for i, f in enumerate(futures)}
-        records: dict[int, dict] = {}
-        for fut in as_completed(futures):
-            i = index[fut.key]
+    def attempt(self, items, manifest, settings, number, take) -> None:
+        from distributed import as_completed
+
+        from .records import lost_record
+        from .run import _clip
+
+        futures = {
+            self.client.submit(
+                task, job, self.shared, settings, key=f"tensorlab-grade-{self.run_id}-{number}-{i}"
+            ): (i, job)
+            for i, job in items
+        }
+        for fut in as_completed(list(futures)):
+            i, job = futures[fut]
             try:
                 rec = fut.result()
             except Exception as e:  # noqa: BLE001 - e.g. KilledWorker after repeated deaths
-                rec = _lost(jobs[i], manifest, f"{type(e).__name__}: {_clip(e)}")
-            records[i] = rec
-            progress.update(rec)
-        return [records[i] for i in range(len(jobs))]
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+                rec = lost_record(job, manifest, f"{type(e).__name__}: {_clip(e)}")
+            take(i, rec)

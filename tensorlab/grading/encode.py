@@ -60,6 +60,7 @@ MAX_ELEMENTS = 1_000_000  # per array
 MAX_ITEMS = 10_000  # per list / tuple / dict
 MAX_DEPTH = 12
 MAX_STR = 20_000
+MAX_INT_BITS = 4_096  # about 1,200 digits
 
 
 # ---------------------------------------------------------------------------- memory ranges
@@ -185,7 +186,10 @@ def encode(obj: Any, table: list | None = None, depth: int = 0) -> dict:
     if tp is bool or tp is _np.bool_:
         return {"t": "bool", "v": bool(obj is True or obj is _np.True_)}
     if tp is int or tp in _NP_INTS:
-        return {"t": "int", "v": _int_value(obj) if tp is int else int(obj)}
+        v = _int_value(obj) if tp is int else int(obj)
+        if v.bit_length() > MAX_INT_BITS:  # JSON (and Python's int parsing) would refuse it
+            return {"t": "toolarge", "type": "int"}
+        return {"t": "int", "v": v}
     if tp is float or tp in _NP_FLOATS:
         return {"t": "float", "v": _floatval(_float_value(obj) if tp is float else float(obj))}
     if tp is str:
@@ -455,6 +459,40 @@ def _decode_array(x: dict, kind: str) -> ArrayAnswer:
         requires_grad=bool(x.get("requires_grad", False)),
         cls=x.get("cls") if isinstance(x.get("cls"), str) else None,
     )
+
+
+MAX_ANSWER_ELEMENTS = 8_000_000  # array elements in one answer (all cases of a function)
+MAX_ANSWER_NODES = 200_000  # JSON values in one answer
+
+
+def check_size(x: Any) -> None:
+    """Raise ``DecodeError`` unless the encoded answer ``x`` fits the grader's budget: at most
+    ``MAX_ANSWER_NODES`` JSON values and ``MAX_ANSWER_ELEMENTS`` array elements in all, nested at
+    most a few levels deeper than ``encode`` writes. Iterative: no depth can make it recurse."""
+    nodes = elements = 0
+    todo = [(x, 0)]
+    while todo:
+        v, depth = todo.pop()
+        nodes += 1
+        if nodes > MAX_ANSWER_NODES:
+            raise DecodeError(f"the answer has more than {MAX_ANSWER_NODES} values")
+        if depth > 2 * MAX_DEPTH + 8:
+            raise DecodeError("the answer is nested too deeply")
+        if isinstance(v, dict):
+            shape = v.get("shape")
+            if v.get("t") in ("ndarray", "tensor") and isinstance(shape, list):
+                if len(shape) > 32 or not all(isinstance(n, int) and n >= 0 for n in shape):
+                    raise DecodeError("malformed shape")
+                elements += _math.prod(shape)
+                if elements > MAX_ANSWER_ELEMENTS:
+                    raise DecodeError(
+                        f"the answer holds more than {MAX_ANSWER_ELEMENTS} array elements"
+                    )
+            todo.extend((w, depth + 1) for w in v.values() if isinstance(w, (dict, list)))
+        elif isinstance(v, list):
+            if len(v) > MAX_ANSWER_NODES:
+                raise DecodeError(f"the answer has more than {MAX_ANSWER_NODES} values")
+            todo.extend((w, depth + 1) for w in v if isinstance(w, (dict, list)))
 
 
 def _float_from(v) -> float:

@@ -283,9 +283,12 @@ def smallest_failing_input(
         if not found:
             return None
         args = found[-1]
-    expected, n = call_encoded(q.reference, copy_args(args))
-    actual, _ = call_encoded(fn, copy_args(args))
-    failure = compare(actual, expected, q.expect, n)
+    try:  # what the answer returns must never break the feedback (the verdict stands)
+        expected, n = call_encoded(q.reference, copy_args(args))
+        actual, _ = call_encoded(fn, copy_args(args))
+        failure = compare(actual, expected, q.expect, n)
+    except Exception:  # noqa: BLE001 - e.g. an OverflowError comparing a huge int
+        return None
     return Counterexample(args, expected, actual, failure.message if failure else "")
 
 

@@ -12,16 +12,19 @@ import os
 import sys
 from typing import Any
 
+from .authoring import PublicCheck, judge_public
 from .encode import MISSING, roundtrip
 from .feedback import Feedback, smallest_failing_input
 from .judge import (
     Verdict,
     collect_function_results,
+    guarded,
     judge_function,
     judge_value,
     names_used,
-    rule_verdict,
+    rule_check,
     rule_violation,
+    with_rules,
 )
 from .model import Question
 from .registry import get
@@ -50,17 +53,86 @@ def evaluate(
 
     Function answers are called in this process on the question's public and random inputs.
     """
-    q = get(question) if isinstance(question, str) else question
+    q = lookup(question) if isinstance(question, str) else question
+    if isinstance(q, PublicCheck):  # an authored course's self-check: public inputs, as data
+        if answer is _NOTHING:
+            answer = MISSING
+        if q.kind == "function" and callable(answer) and not isinstance(answer, type):
+            broken = inline_rules(q, answer)  # the same rule check as everywhere
+            results = collect_function_results(answer, q, seed)
+            return with_rules(q, guarded(q.id, judge_public, q, results), broken)
+        value = roundtrip(answer) if answer is not MISSING else answer
+        return guarded(q.id, judge_public, q, value)
     if answer is _NOTHING:
-        return judge_value(q, MISSING) if q.kind == "value" else judge_function(q, MISSING, seed)
+        if q.kind == "value":
+            return guarded(q.id, judge_value, q, MISSING)
+        return guarded(q.id, judge_function, q, MISSING, seed)
     if q.kind == "function":
         if callable(answer) and not isinstance(answer, type):
-            broken = rule_violation(q, names_used(answer)) if q.forbidden else None
-            if broken:
-                return rule_verdict(q, broken)
-            return judge_function(q, collect_function_results(answer, q, seed), seed)
-        return judge_function(q, roundtrip(answer), seed)
-    return judge_value(q, roundtrip(answer))
+            broken = inline_rules(q, answer)
+            results = collect_function_results(answer, q, seed)
+            return with_rules(q, guarded(q.id, judge_function, q, results, seed), broken)
+        return guarded(q.id, lambda: judge_function(q, roundtrip(answer), seed))
+    return guarded(q.id, lambda: judge_value(q, roundtrip(answer)))
+
+
+def inline_rules(q: Question, fn) -> str | None:
+    """``judge.rule_check`` on the source that defined ``fn`` (the cell, with every cell that
+    ran as context, in a notebook: the same check and verdict as batch grading); a function
+    whose source cannot be read is checked on the names its code uses (``names_used``)."""
+    if not q.forbidden:
+        return None
+    found = answer_sources(fn, q.name)
+    if found is None:
+        return rule_violation(q, names_used(fn))
+    source, context, name = found
+    return rule_check(q, source, context, name)
+
+
+def answer_sources(fn, qname: str) -> tuple[str, list[str], str] | None:
+    """(the source defining ``fn``, the cells that ran, the name it is bound to), or None.
+
+    In IPython: the cell ``fn`` was defined in and the input history ``In``. Elsewhere (a
+    module, a test) None: such code is not a notebook's cells."""
+    import linecache
+
+    f = getattr(fn, "__func__", fn)
+    code = getattr(f, "__code__", None)
+    if code is None:
+        return None
+    filename = code.co_filename
+    lines = linecache.getlines(filename)
+    if not lines:
+        return None
+    text = "".join(lines)
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    history = getattr(shell, "user_ns", {}).get("In") if shell is not None else None
+    if isinstance(history, list) and not os.path.isfile(filename):
+        from .rules import _parse, _top_level, latest_cells
+
+        context = latest_cells([h for h in history if isinstance(h, str) and h.strip()])
+
+        tree = _parse(text)
+        if tree is None:
+            return None
+        name = qname if qname in _top_level(tree) else getattr(f, "__name__", qname)
+        return text, context, name
+    return None
+
+
+def lookup(qid: str) -> Question:
+    """A question by id: built-in or registered (an instructor's own notebook ran here), else
+    the public check of an authored course (``tensorlab-checks.json`` near this kernel)."""
+    try:
+        return get(qid)
+    except KeyError:
+        from .authoring import lookup_public
+
+        q = lookup_public(qid)
+        if q is None:
+            raise
+        return q
 
 
 def _in_notebook() -> bool:
@@ -102,7 +174,7 @@ def check(question: str, answer: Any = _NOTHING) -> None:
     """
     if os.environ.get("TENSORLAB_GRADING"):
         return None
-    q = get(question)
+    q = lookup(question)
     if answer is _NOTHING:
         answer = sys._getframe(1).f_globals.get(q.name, _NOTHING)
     verdict = evaluate(q, answer)

@@ -8,16 +8,29 @@ questions about views). Every function here is pure and works on *decoded* value
 
 from __future__ import annotations
 
+import contextlib
 import math
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .encode import MISSING, ArrayAnswer, Missing, Opaque, Raised, decode, encode
+from .encode import (
+    MISSING,
+    ArrayAnswer,
+    DecodeError,
+    Missing,
+    Opaque,
+    Raised,
+    check_size,
+    decode,
+    encode,
+)
 from .model import Expect, Misconception, Question, make_cases
 
 STAGES = ("attempted", "rules", "type", "dtype", "shape", "values", "layout")
+JUDGE_SECONDS = 10.0  # every judge step of one question (decode, references, comparisons)
 
 
 @dataclass(frozen=True)
@@ -54,19 +67,114 @@ class Verdict:
     def passed(self) -> bool:
         return self.status == "passed"
 
-    def as_record(self, points: float) -> dict:
-        """The JSON-able summary stored in a grade file."""
-        return {
-            "status": self.status,
-            "points": points if self.passed else 0.0,
-            "max_points": points,
-            "stage": self.stage,
-            "message": self.message,
-            "misconception": self.misconception.key if self.misconception else None,
-            "misconception_message": self.misconception.message if self.misconception else None,
-            "cases_passed": self.n_passed if self.n_cases else None,
-            "cases": self.n_cases or None,
-        }
+    def as_record(self, points: float, partial: bool = False) -> dict:
+        """The JSON-able summary stored in a grade file (its layout: ``records``)."""
+        from .records import verdict_record
+
+        return verdict_record(self, points, partial)
+
+
+# ---------------------------------------------------------------------------- the guard
+class JudgeTimeout(BaseException):
+    """A judge step ran out of its time budget (a BaseException: no ``except Exception`` in a
+    question's own judge or detector swallows it)."""
+
+
+@contextlib.contextmanager
+def time_budget(seconds: float):
+    """Raise ``JudgeTimeout`` in this thread after ``seconds`` (SIGALRM in the main thread, an
+    asynchronous exception in any other: a Dask worker's thread)."""
+    if seconds is None or seconds <= 0:
+        yield
+        return
+    import signal
+
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+
+        def ring(signum, frame):
+            raise JudgeTimeout
+
+        previous = signal.signal(signal.SIGALRM, ring)
+        old = signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+            if old[0] > 0:  # someone else's timer: give it back what is left of it
+                signal.setitimer(signal.ITIMER_REAL, old[0], old[1])
+        return
+    import ctypes
+
+    ident = threading.get_ident()
+    done = threading.Event()
+
+    def ring_thread():
+        if not done.wait(seconds):
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                ctypes.c_ulong(ident), ctypes.py_object(JudgeTimeout)
+            )
+
+    timer = threading.Thread(target=ring_thread, daemon=True)
+    timer.start()
+    try:
+        yield
+    finally:
+        done.set()
+        timer.join()
+
+
+def _clip(text: Any, n: int = 300) -> str:
+    text = str(text)
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def guarded(qid: str, step, *args, seconds: float | None = None) -> Verdict:
+    """``step(*args)`` (which returns a Verdict) under one guard: whatever the submission's data
+    makes it raise (OverflowError, RecursionError, MemoryError, anything) is this question's
+    failure with a clear message, never an exception out of the grader; so is a step that
+    outlives its time budget (``JUDGE_SECONDS``). A malformed answer (``DecodeError``: the
+    kernel sent what ``encode`` never writes) is an error."""
+    seconds = JUDGE_SECONDS if seconds is None else seconds
+    try:
+        with time_budget(seconds):
+            return step(*args)
+    except JudgeTimeout:
+        return Verdict(
+            qid,
+            "failed",
+            "values",
+            f"your answer could not be judged within {seconds:g} s (judging stopped; e.g. an "
+            "empty or huge array where a small one is expected)",
+        )
+    except DecodeError as e:
+        return Verdict(qid, "error", None, f"the kernel sent a malformed answer: {_clip(e, 200)}")
+    except RecursionError:
+        return Verdict(qid, "failed", "values", "your answer is nested too deeply to be compared")
+    except OverflowError as e:
+        return Verdict(
+            qid,
+            "failed",
+            "values",
+            f"your answer holds a number too large to compare ({_clip(e, 200)})",
+        )
+    except MemoryError:
+        return Verdict(qid, "failed", "values", "your answer is too large to be compared")
+    except Exception as e:  # noqa: BLE001 - the submission's data must never break the grader
+        return Verdict(
+            qid,
+            "failed",
+            "values",
+            f"your answer could not be compared ({type(e).__name__}: {_clip(e, 200)})",
+        )
+
+
+def _safely(fn, *args, default=None):
+    """``fn(*args)``, or ``default`` when it raises (naming a misconception is best effort)."""
+    try:
+        return fn(*args)
+    except Exception:  # noqa: BLE001
+        return default
 
 
 # ---------------------------------------------------------------------------- descriptions
@@ -270,8 +378,9 @@ def _array_values(a: ArrayAnswer, e: ArrayAnswer, expect: Expect, path, reveal: 
         return None
     if np.issubdtype(y.dtype, np.floating) or np.issubdtype(y.dtype, np.complexfloating):
         xf, yf = x.astype(np.complex128), y.astype(np.complex128)
-        both_nan = np.isnan(xf) & np.isnan(yf)
-        close = np.isclose(xf, yf, rtol=expect.rtol, atol=expect.atol) | both_nan
+        close = np.isclose(xf, yf, rtol=expect.rtol, atol=expect.atol)
+        if expect.equal_nan:
+            close |= np.isnan(xf) & np.isnan(yf)
     else:
         close = x == y
     if bool(np.all(close)):
@@ -322,7 +431,7 @@ def _stage_values(a, e, expect: Expect, path=(), reveal: bool = True) -> str | N
                 return msg
         return None
     if isinstance(e, float) and not isinstance(e, bool):
-        if math.isnan(e) and isinstance(a, float) and math.isnan(a):
+        if expect.equal_nan and math.isnan(e) and isinstance(a, float) and math.isnan(a):
             return None
         if math.isclose(a, e, rel_tol=expect.rtol, abs_tol=expect.atol):
             return None
@@ -536,10 +645,35 @@ def judge_value(q: Question, actual: Any) -> Verdict:
         failure = compare(actual, expected, q.expect, reveal=False)
     if failure is None:
         return Verdict(q.id, "passed", actual=actual, expected=expected)
-    m = which_misconception(q, actual, expected)
+    m = _safely(which_misconception, q, actual, expected)
     return Verdict(
         q.id, "failed", failure.stage, failure.message, m, expected=expected, actual=actual
     )
+
+
+def judge_encoded(q: Question, answer: Any, seed: int) -> Verdict:
+    """Judge an answer as the kernel sent it (batch grading): sized, decoded and judged under
+    one guard (``guarded``), so nothing in it can raise out of the grader or stall it."""
+
+    def step() -> Verdict:
+        if isinstance(answer, dict) and answer.get("t") == "tampered":
+            what = _clip(answer.get("what", "?"), 200)
+            return Verdict(
+                q.id,
+                "error",
+                None,
+                f"the notebook modified the grader's harness ({what}): no answer can be trusted",
+            )
+        check_size(answer)
+        if q.kind == "function" and isinstance(answer, dict) and answer.get("t") == "results":
+            items = answer.get("items")
+            if not isinstance(items, list):
+                raise DecodeError("malformed results")
+            return judge_function(q, [decode(x) for x in items], seed)
+        value = decode(answer)
+        return judge_value(q, value) if q.kind == "value" else judge_function(q, value, seed)
+
+    return guarded(q.id, step)
 
 
 def _not_attempted_message(q: Question, actual: Any) -> str:
@@ -579,8 +713,8 @@ def judge_function(q: Question, results: list, seed: int) -> Verdict:
     if not failures:
         return Verdict(q.id, "passed", n_cases=len(cases), n_passed=n_passed)
     i, failure, expected, actual = failures[0]
-    m = _misconception_everywhere(q, cases, results) or which_misconception(
-        q, actual, expected, cases[i]
+    m = _safely(_misconception_everywhere, q, cases, results) or _safely(
+        which_misconception, q, actual, expected, cases[i]
     )
     stage, message = failure.stage, failure.message
     if stage == "attempted":
@@ -614,196 +748,24 @@ def _misconception_everywhere(q: Question, cases: list, results: list) -> Miscon
     return None
 
 
-# ---------------------------------------------------------------------------- rules
-def _names_in_code(code, seen: set) -> set[str]:
-    """Every global, attribute and method name a code object (and its nested code) uses."""
-    if id(code) in seen:
-        return set()
-    seen.add(id(code))
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if hasattr(const, "co_names"):
-            names |= _names_in_code(const, seen)
-    return names
-
-
-def names_used(fn) -> set[str]:
-    """The names a learner's function uses, following helper functions it calls (defined in
-    the same namespace, or in its closure) so a rule cannot be dodged by a helper; a global
-    module counts as its name (``np`` -> ``numpy``), another global callable as its
-    ``__name__`` (an alias)."""
-    import types
-
-    seen: set = set()
-    names: set[str] = set()
-    todo = [fn]
-    done: set[int] = set()
-    while todo:
-        f = todo.pop()
-        f = getattr(f, "__func__", f)
-        code = getattr(f, "__code__", None)
-        if code is None or id(f) in done:
-            continue
-        done.add(id(f))
-        found = _names_in_code(code, seen)
-        names |= found
-        if f is not getattr(fn, "__func__", fn) and isinstance(f.__name__, str):
-            names.add(f.__name__)  # a helper or an alias: ri = tensorlab.Tensor.repeat_interleave
-        scope = dict(getattr(f, "__globals__", {}) or {})
-        for cell in getattr(f, "__closure__", None) or ():
-            try:
-                value = cell.cell_contents
-            except ValueError:
-                continue
-            if isinstance(value, types.FunctionType):
-                todo.append(value)
-            elif isinstance(value, types.ModuleType):
-                names.update(value.__name__.split("."))
-            elif callable(value) and isinstance(getattr(value, "__name__", None), str):
-                names.add(value.__name__)
-        for name in found:
-            value = scope.get(name)
-            if isinstance(value, types.FunctionType) and value.__globals__ is f.__globals__:
-                todo.append(value)
-            elif isinstance(value, types.ModuleType):  # np.repeat goes through numpy
-                names.update(value.__name__.split("."))
-            elif callable(value) and isinstance(getattr(value, "__name__", None), str):
-                names.add(value.__name__)  # ri = tensorlab.Tensor.repeat_interleave
-    return names
-
-
-def _node_names(node) -> tuple[set[str], set[str]]:
-    """(every name, attribute, import and string constant ``node`` mentions; its free variable
-    names). Free: read and not bound inside ``node`` (parameters, assignments, loop and
-    comprehension variables are local), so a helper's local ``x`` is never taken for a global."""
-    import ast
-
-    used: set[str] = set()
-    loaded: set[str] = set()
-    local: set[str] = set()
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name):
-            used.add(sub.id)
-            (loaded if isinstance(sub.ctx, ast.Load) else local).add(sub.id)
-        elif isinstance(sub, ast.Attribute):
-            used.add(sub.attr)
-        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
-            used.add(sub.value)  # getattr(x, "repeat_interleave")
-        elif isinstance(sub, ast.arg):
-            local.add(sub.arg)
-        elif (
-            isinstance(sub, ast.Call)
-            and isinstance(sub.func, ast.Name)
-            and sub.func.id in ("exec", "eval", "compile")
-        ):
-            for arg in sub.args[:1]:  # exec("x.repeat_interleave(r)")
-                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                    used |= names_in_source(arg.value)
-        elif isinstance(sub, (ast.Import, ast.ImportFrom)):
-            if isinstance(sub, ast.ImportFrom) and sub.module:
-                used.update(sub.module.split("."))
-            for alias in sub.names:
-                used.update(alias.name.split("."))
-                local.add(alias.asname or alias.name.split(".")[0])
-    return used, loaded - local
-
-
-def _parse(source: str):
-    import ast
-
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-
-
-def names_in_source(source: str) -> set[str]:
-    """Every name, attribute, imported module and string constant a source mentions."""
-    tree = _parse(source)
-    return set() if tree is None else _node_names(tree)[0]
-
-
-def _top_level(tree) -> dict[str, list]:
-    """What each module-level name of a cell is bound by: def, class, assignment or import."""
-    import ast
-
-    bound: dict[str, list] = {}
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.setdefault(node.name, []).append(node)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for t in targets:
-                for sub in ast.walk(t):
-                    if isinstance(sub, ast.Name) and node.value is not None:
-                        bound.setdefault(sub.id, []).append(node.value)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                bound.setdefault(alias.asname or alias.name.split(".")[0], []).append(node)
-    return bound
-
-
-def answer_names(name: str, source: str, context: list[str] | tuple[str, ...] = ()) -> set[str]:
-    """The names the learner's ``name`` uses, from source code only (batch grading: the grader
-    reads the answer cell it spliced in, it never asks the kernel).
-
-    The definition of ``name`` in the answer cell ``source`` (a ``def``, or an assignment such
-    as a lambda), else the whole cell; then, transitively, what each free name it reads is bound
-    to at the top level of the notebook's cells (``context``: every cell that ran, in order;
-    helpers, aliases such as ``ri = tensorlab.Tensor.repeat_interleave``, imports such as
-    ``np`` -> ``numpy``). The batch counterpart of ``names_used`` (which follows the live
-    function), so a rule cannot be dodged by a helper or an alias; a test the learner wrote
-    in the same cell (``assert interleave(x, 2).equal(x.repeat_interleave(2))``) is not counted.
-    """
-    tree = _parse(source)
-    if tree is None:
-        return set()
-    bound: dict[str, list] = {}
-    for text in (*context, source):
-        other = _parse(text)
-        if other is not None:
-            for key, nodes in _top_level(other).items():
-                bound.setdefault(key, []).extend(nodes)
-    own = _top_level(tree).get(name)
-    used: set[str] = set()
-    todo: list[str] = []
-    for node in own or [tree]:
-        u, free = _node_names(node)
-        used |= u
-        todo.extend(free)
-    seen = {name}
-    while todo:
-        n = todo.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        for node in bound.get(n, ()):
-            u, free = _node_names(node)
-            used |= u
-            todo.extend(free)
-    return used
-
-
-def rule_violation(q: Question, used: set[str]) -> str | None:
-    """The message for an answer that uses a name the question forbids (None when it keeps the
-    rules). ``used``: ``names_used(fn)`` inline, ``answer_names(...)`` in batch grading."""
-    bad = sorted(n for n in q.forbidden if n in used)
-    if not bad:
-        return None
-    listed = ", ".join(f"`{n}`" for n in bad)
-    return f"your function uses {listed}, which this exercise rules out: {q.todo}"
-
-
-def rule_verdict(q: Question, message: str) -> Verdict:
-    """A failed verdict for a broken rule, attributed to the ``forbidden`` misconception."""
-    m = next((m for m in q.misconceptions if m.key == "forbidden"), None)
-    return Verdict(q.id, "failed", "rules", message, m)
-
-
 def collect_function_results(fn, q: Question, seed: int) -> list:
     """Call ``fn`` here on the question's cases and decode each result (the inline path)."""
     return [call_encoded(fn, args)[0] for args in make_cases(q, seed)]
 
+
+# The rule check lives in ``rules``; its names stay importable from here.
+from .rules import (  # noqa: E402
+    RULE_IMPORTS,
+    answer_names,
+    latest_cells,
+    names_in_source,
+    names_used,
+    rule_check,
+    rule_verdict,
+    rule_violation,
+    transform,
+    with_rules,
+)
 
 __all__ = [
     "MISSING",
@@ -815,11 +777,19 @@ __all__ = [
     "collect_function_results",
     "compare",
     "copy_args",
+    "guarded",
+    "judge_encoded",
     "judge_function",
     "judge_value",
+    "latest_cells",
+    "RULE_IMPORTS",
+    "latest_cells",
     "names_in_source",
     "names_used",
+    "rule_check",
+    "with_rules",
     "rule_verdict",
     "rule_violation",
+    "transform",
     "which_misconception",
 ]

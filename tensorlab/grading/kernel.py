@@ -11,10 +11,10 @@ working directory is then the sandbox's private scratch ``/tmp``. ``run`` never 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -25,8 +25,16 @@ from pathlib import Path
 import tensorlab
 
 KERNEL_NAME = "tensorlab-grader"
-MAX_OUTPUT_CHARS = 2_000_000  # per cell: a notebook printing in a loop must not fill our memory
-MAX_OUTPUTS = 500
+# Every output path (streams, display data of any MIME type, errors, comms) is capped in the
+# worker before anything is stored: per cell and per notebook (one Kernel grades one notebook).
+MAX_OUTPUT_CHARS = 2_000_000  # per cell, outputs other than the grader's answer
+MAX_OUTPUTS = 500  # per cell
+MAX_NOTEBOOK_OUTPUT_CHARS = 20_000_000  # per notebook, outputs other than answers
+MAX_ANSWER_CHARS = 64_000_000  # per cell, outputs carrying the answer MIME type
+MAX_ANSWER_OUTPUTS = 4  # per cell
+MAX_NOTEBOOK_ANSWER_CHARS = 512_000_000  # per notebook
+MAX_ERROR_CHARS = 4_000  # an error's message and traceback are clipped to this
+MAX_MESSAGE_BYTES = 128 * 2**20  # one message from the kernel (larger: the kernel is cut off)
 
 
 @dataclass
@@ -78,24 +86,126 @@ def _kernel_env(workdir: Path, ipython_dir: Path, grading: bool) -> dict:
     return env
 
 
+def _size(obj, limit: int) -> int:
+    """The characters (and bytes) in a decoded message, counted iteratively up to ``limit``."""
+    total, todo = 0, [obj]
+    while todo and total <= limit:
+        v = todo.pop()
+        if isinstance(v, (str, bytes, bytearray, memoryview)):
+            total += len(v)
+        elif isinstance(v, dict):
+            total += len(v)
+            todo.extend(v.keys())
+            todo.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            total += len(v)
+            todo.extend(v)
+        else:
+            total += 8
+    return total
+
+
+def _clip_error(content: dict) -> dict:
+    """An error's content with its message and traceback clipped (ename kept: it is read)."""
+    out = dict(content)
+    out["ename"] = str(out.get("ename", ""))[:200]
+    out["evalue"] = str(out.get("evalue", ""))[:MAX_ERROR_CHARS]
+    tb = out.get("traceback")
+    lines, left = [], MAX_ERROR_CHARS
+    for line in tb if isinstance(tb, list) else []:
+        line = str(line)[:left]
+        lines.append(line)
+        left -= len(line)
+        if left <= 0 or len(lines) >= 50:
+            break
+    out["traceback"] = lines
+    return out
+
+
+def _harness_mime() -> str:
+    from ._harness import MIME
+
+    return MIME
+
+
 def _client_class():
-    """nbclient's NotebookClient, keeping at most MAX_OUTPUTS / MAX_OUTPUT_CHARS per cell."""
+    """nbclient's NotebookClient whose every iopub message is sized and capped before it is
+    stored: outputs per cell (``MAX_OUTPUTS``, ``MAX_OUTPUT_CHARS``) and per notebook
+    (``MAX_NOTEBOOK_OUTPUT_CHARS``); the answer MIME type under its own caps; errors clipped;
+    comm messages (widgets) and display updates never stored."""
     from nbclient import NotebookClient
 
     from ._harness import MIME
 
     class CappedClient(NotebookClient):
-        def output(self, outs, msg, display_id, cell_index):
-            content = msg.get("content", {})
-            data = content.get("data") or {}
-            if MIME not in data:  # the grader's own answer is always kept
-                size = len(str(content.get("text", ""))) + sum(len(str(v)) for v in data.values())
-                self._used = getattr(self, "_used", 0) + size
-                if self._used > MAX_OUTPUT_CHARS or len(outs) >= MAX_OUTPUTS:
+        cell_chars = cell_outputs = cell_answers = cell_answer_chars = 0
+        notebook: dict  # shared by every kernel of one notebook: {"chars": n, "answer_chars": n}
+
+        def new_cell(self) -> None:
+            self.cell_chars = self.cell_outputs = self.cell_answers = self.cell_answer_chars = 0
+
+        def process_message(self, msg, cell, cell_index):
+            msg_type = msg.get("msg_type", "")
+            content = msg.get("content")
+            if msg_type == "status" or not isinstance(content, dict):
+                return super().process_message(msg, cell, cell_index)
+            if msg_type.startswith("comm") or msg_type in ("update_display_data", "clear_output"):
+                return None  # widgets and display updates: nothing the grader reads
+            if msg_type == "execute_input":
+                return None
+            transient = content.get("transient")
+            if isinstance(transient, dict):
+                transient.pop("display_id", None)
+            if msg_type == "error":
+                msg["content"] = _clip_error(content)
+                return super().process_message(msg, cell, cell_index)
+            data = content.get("data")
+            if isinstance(data, dict) and MIME in data:
+                if len(data) != 1:  # an answer travels alone
                     return None
-            return super().output(outs, msg, display_id, cell_index)
+                size = _size(content, MAX_ANSWER_CHARS)
+                self.cell_answers += 1
+                self.cell_answer_chars += size
+                self.notebook["answer_chars"] += size
+                if (
+                    self.cell_answers > MAX_ANSWER_OUTPUTS
+                    or self.cell_answer_chars > MAX_ANSWER_CHARS
+                    or self.notebook["answer_chars"] > MAX_NOTEBOOK_ANSWER_CHARS
+                ):
+                    return None
+                return super().process_message(msg, cell, cell_index)
+            size = _size(content, MAX_OUTPUT_CHARS)
+            self.cell_outputs += 1
+            self.cell_chars += size
+            self.notebook["chars"] += size
+            if (
+                self.cell_outputs > MAX_OUTPUTS
+                or self.cell_chars > MAX_OUTPUT_CHARS
+                or self.notebook["chars"] > MAX_NOTEBOOK_OUTPUT_CHARS
+            ):
+                return None
+            return super().process_message(msg, cell, cell_index)
 
     return CappedClient
+
+
+class WorkDir:
+    """A temporary folder removed by ``sandbox.remove_tree`` (``TemporaryDirectory`` would
+    recurse into whatever depth the notebook made there)."""
+
+    def __init__(self, prefix: str = "tensorlab-grade-"):
+        self.name = tempfile.mkdtemp(prefix=prefix)
+
+    def cleanup(self) -> None:
+        from .sandbox import remove_tree
+
+        remove_tree(self.name)
+
+    def __enter__(self) -> str:
+        return self.name
+
+    def __exit__(self, *exc) -> None:
+        self.cleanup()
 
 
 class Kernel:
@@ -120,16 +230,20 @@ class Kernel:
         self.grading = grading
         self.cpu = int(cpu)
         self.startup_timeout = startup_timeout
-        self._private = Path(tempfile.mkdtemp(prefix="tensorlab-kernel-"))
+        # the owner's pid in the name: a sandbox left by a killed worker can be swept later
+        self._private = Path(tempfile.mkdtemp(prefix=f"tensorlab-kernel-{os.getpid()}-"))
         self._box = None
         if sandbox:
-            from .sandbox import Sandbox
+            from .sandbox import Sandbox, sweep
 
+            sweep(Path(tempfile.gettempdir()))
             self._box = Sandbox.create(self._private)
         self._client = None
         self._connected = False
         self._launches = 0
         self.restarts = -1
+        self.notebook_outputs = {"chars": 0, "answer_chars": 0}  # see _client_class
+        self._context = None
 
     # ------------------------------------------------------------------ lifecycle
     def _kernelspec_manager(self):
@@ -171,6 +285,8 @@ class Kernel:
         from jupyter_client import AsyncKernelManager
 
         self.close_kernel()
+        if self._box is not None:
+            self._box.unlock()
         ipython_dir = self._private / "ipython"
         ipython_dir.mkdir(exist_ok=True)
         conn_dir = self._private if self._box is None else self._box.ipc_dir
@@ -180,6 +296,14 @@ class Kernel:
             connection_file=str(conn_dir / f"kernel-{self._launches}.json"),
             transport="ipc",  # private unix sockets: no TCP port races between parallel kernels
         )
+        # every socket of the client refuses a message over MAX_MESSAGE_BYTES before it is
+        # read into memory (the kernel is cut off; the cell then times out)
+        import zmq
+        import zmq.asyncio
+
+        self._context = zmq.asyncio.Context()
+        self._context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+        km.client = functools.partial(type(km).client, km, context=self._context)
         self._launches += 1
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
         client = _client_class()(
@@ -191,7 +315,9 @@ class Kernel:
             interrupt_on_timeout=False,
             record_timing=False,
             iopub_timeout=10,
+            store_widget_state=False,
         )
+        client.notebook = self.notebook_outputs
         env = _kernel_env(self.workdir, ipython_dir, self.grading)
         if self._box is not None:
             from .sandbox import env as sandbox_env
@@ -218,6 +344,8 @@ class Kernel:
             raise
         self._connected = True
         self.restarts += 1
+        if self._box is not None:
+            self._box.lock()  # sockets bound: the kernel may not write in the IPC folder again
 
     def close_kernel(self) -> None:
         """Shut the kernel down now (kill it if it does not answer)."""
@@ -240,11 +368,20 @@ class Kernel:
             # the kernel leads its own process group: end what the notebook started in it too
             with contextlib.suppress(OSError):
                 os.killpg(proc.pid, signal.SIGKILL)
+        context, self._context = self._context, None
+        if context is not None:
+            with contextlib.suppress(Exception):
+                context.destroy(linger=0)
 
     def close(self) -> None:
-        """Shut the kernel down and remove the private directory."""
+        """Shut the kernel down and remove the private directory (the IPC tmpfs unmounted, the
+        rest removed without recursion, however deep a notebook made it)."""
+        from .sandbox import remove_tree
+
         self.close_kernel()
-        shutil.rmtree(self._private, ignore_errors=True)
+        if self._box is not None:
+            self._box.cleanup()
+        remove_tree(self._private)
 
     def __enter__(self) -> Kernel:
         self.start()
@@ -264,7 +401,7 @@ class Kernel:
             return RunResult("dead")
         cell = nbformat.v4.new_code_cell(source)
         client.nb.cells = [cell]
-        client._used = 0
+        client.new_cell()
         client.timeout = max(1, int(math.ceil(timeout)))
         try:
             cell = client.execute_cell(cell, 0)

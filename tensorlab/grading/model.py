@@ -20,6 +20,8 @@ class Expect:
     ``layout``: also compare strides, storage offset and storage sharing (questions about views).
     ``casefold``: compare strings ignoring case and surrounding spaces.
     ``unordered``: a sequence answer is compared as a set (e.g. a list of names).
+    ``equal_nan``: a NaN in the answer matches a NaN in the reference (off by default: a
+    constant-NaN answer must not pass a question whose reference also gives NaN).
     """
 
     arrays: tuple[str, ...] = ("ndarray", "tensor")
@@ -28,6 +30,7 @@ class Expect:
     layout: bool = False
     casefold: bool = False
     unordered: bool = False
+    equal_nan: bool = False
 
 
 @dataclass(frozen=True)

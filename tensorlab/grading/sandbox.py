@@ -21,6 +21,7 @@ network namespace has no interface but loopback) as an unprivileged uid:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
@@ -31,6 +32,9 @@ from functools import lru_cache
 from pathlib import Path
 
 MODES = ("auto", "bwrap", "none")
+IPC_BYTES = 256 * 2**10  # the IPC folder's tmpfs (root mode): a connection file and sockets
+IPC_INODES = 64
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MNT_DETACH = 2, 4, 8, 2
 SCRATCH_BYTES = 256 * 2**20
 SHM_BYTES = 64 * 2**20
 NPROC = 64  # processes and threads of one kernel (ipykernel itself uses about 10)
@@ -50,9 +54,11 @@ def package_dir() -> Path:
 
 
 def hidden_paths() -> list[Path]:
-    """Parts of the package the grading kernel must not read (references, the shipped course)."""
+    """Parts of the package the grading kernel must not read (references, the shipped course,
+    the worked example of authored questions)."""
     pkg = package_dir()
-    return [p for p in (pkg / "grading" / "questions", pkg / "_course") if p.is_dir()]
+    hidden = (pkg / "grading" / "questions", pkg / "_course", pkg / "examples")
+    return [p for p in hidden if p.is_dir()]
 
 
 def _under(path: Path, roots: list[Path]) -> bool:
@@ -111,21 +117,54 @@ class Sandbox:
     ipc_dir: Path
     private: Path
     uid: int  # the uid the kernel runs as (inside; also outside in root mode)
+    mounted: bool = False  # ipc_dir is a tmpfs of its own (root mode)
 
     @classmethod
     def create(cls, private: Path) -> Sandbox:
         private = Path(private)
         ipc = private / "ipc"
         ipc.mkdir(mode=0o700, exist_ok=True)
+        mounted = False
         if os.geteuid() == 0:
             uid = UID_BASE + secrets.randbelow(UID_SPAN)
+            # a tmpfs of IPC_BYTES the kernel cannot fill (nor the host's disk through it)
+            mounted = _mount_tmpfs(ipc, f"size={IPC_BYTES},nr_inodes={IPC_INODES},mode=0711")
             os.chown(ipc, uid, uid)
             os.chmod(ipc, 0o711)  # root inside (no capabilities) reads the connection file
         else:
             uid = NOBODY
         (private / "passwd").write_text(f"grader:x:{uid}:{uid}:grading kernel:/tmp:/bin/false\n")
         (private / "group").write_text(f"grader:x:{uid}:\n")
-        return cls(ipc, private, uid)
+        return cls(ipc, private, uid, mounted)
+
+    def unlock(self) -> None:
+        """Let the next kernel create its sockets in ``ipc_dir`` (before it is launched)."""
+        if self.root_mode:
+            os.chown(self.ipc_dir, self.uid, self.uid)
+            os.chmod(self.ipc_dir, 0o711)
+
+    def lock(self) -> None:
+        """Once the kernel has bound its sockets (it answered), it may not create, fill or
+        remove anything in ``ipc_dir`` again: the folder becomes root's (root mode; the kernel
+        has no capability to change that). Without root, the folder is made read-only (the
+        kernel, the folder's owner, could undo that: RLIMIT_FSIZE still caps each file)."""
+        try:
+            if self.root_mode:
+                os.chown(self.ipc_dir, 0, 0)
+                os.chmod(self.ipc_dir, 0o711)
+            else:
+                os.chmod(self.ipc_dir, 0o500)
+        except OSError:  # pragma: no cover - the folder is gone: nothing to protect
+            pass
+
+    def cleanup(self) -> None:
+        """Unmount the IPC tmpfs (everything in it goes at once, however deep)."""
+        if self.mounted:
+            _unmount(self.ipc_dir)
+            self.mounted = False
+        else:
+            with contextlib.suppress(OSError):
+                os.chmod(self.ipc_dir, 0o700)
 
     @property
     def root_mode(self) -> bool:
@@ -189,6 +228,119 @@ class Sandbox:
         return args + list(command)
 
 
+def _libc():
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _mount_tmpfs(path: Path, options: str) -> bool:
+    """Mount a private tmpfs at ``path`` (root only); False when it cannot be mounted."""
+    try:
+        flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+        r = _libc().mount(b"tmpfs", os.fsencode(path), b"tmpfs", flags, options.encode())
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        return False
+    return r == 0
+
+
+def _unmount(path: Path) -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        _libc().umount2(os.fsencode(path), MNT_DETACH)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. EPERM: it exists
+        return True
+    return True
+
+
+def sweep(tmp: Path) -> None:
+    """Remove what kernels of grading processes that are gone left in ``tmp`` (a worker killed
+    before it could clean up): ``<tmp>/tensorlab-kernel-<pid>-*`` folders, their IPC tmpfs
+    unmounted first (root mode)."""
+    import re
+
+    try:
+        names = [e.name for e in os.scandir(tmp) if e.name.startswith("tensorlab-kernel-")]
+    except OSError:
+        return
+    for name in names:
+        m = re.fullmatch(r"tensorlab-kernel-(\d+)-[^/]+", name)
+        if m is None or _alive(int(m[1])):
+            continue
+        if os.geteuid() == 0:
+            _unmount(tmp / name / "ipc")
+        remove_tree(tmp / name)
+
+
+def remove_tree(path: str | os.PathLike) -> None:
+    """Remove ``path`` and everything under it without recursing in Python and with one open
+    folder at a time, however deep a notebook made it (no RecursionError, no path too long,
+    symbolic links removed, never followed). Errors are ignored: it removes what it can."""
+    path = os.fspath(path)
+    flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        cur = os.open(path, flags)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        return
+    names: list[str] = []  # the folders entered below ``path``
+    stuck: set[tuple[int, int]] = set()  # folders that could not be emptied (skip them)
+    try:
+        while True:
+            entered = False
+            with contextlib.suppress(OSError):
+                os.fchmod(cur, 0o700)
+            try:
+                entries = list(os.scandir(cur))
+            except OSError:
+                entries = []
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    is_dir = False
+                if not is_dir:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.name, dir_fd=cur)
+                    continue
+                try:
+                    st = os.stat(entry.name, dir_fd=cur, follow_symlinks=False)
+                    if (st.st_dev, st.st_ino) in stuck:
+                        continue
+                    child = os.open(entry.name, flags, dir_fd=cur)
+                except OSError:
+                    continue
+                os.close(cur)
+                cur, entered = child, True
+                names.append(entry.name)
+                break
+            if entered:
+                continue
+            if not names:
+                break
+            parent = os.open("..", flags, dir_fd=cur)
+            os.close(cur)
+            cur = parent
+            name = names.pop()
+            try:
+                os.rmdir(name, dir_fd=cur)
+            except OSError:
+                with contextlib.suppress(OSError):
+                    st = os.stat(name, dir_fd=cur, follow_symlinks=False)
+                    stuck.add((st.st_dev, st.st_ino))
+    finally:
+        os.close(cur)
+    with contextlib.suppress(OSError):
+        os.rmdir(path)
+
+
 def env(base: dict) -> dict:
     """The kernel's environment inside the sandbox (paths that exist there)."""
     out = dict(base)
@@ -228,6 +380,8 @@ def probe() -> str | None:
             )
         except (OSError, subprocess.TimeoutExpired) as e:
             return f"bubblewrap could not be run: {e}"
+        finally:
+            box.cleanup()
     if r.returncode != 0:
         detail = (r.stderr.strip().splitlines() or [f"exit status {r.returncode}"])[-1]
         return (

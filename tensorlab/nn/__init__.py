@@ -25,7 +25,7 @@ from .parameter import Parameter
 __all__ = ["Conv1d", "Conv2d", "Module", "Parameter", "Sequential", "functional"]
 
 # layers, losses and init (issue 12)
-from . import init  # noqa: E402
+from . import init, utils  # noqa: E402
 from .modules import *  # noqa: E402, F403
 from .modules import __all__ as _modules_all  # noqa: E402
 from .parameter import UninitializedBuffer, UninitializedParameter  # noqa: E402
@@ -34,6 +34,7 @@ __all__ += [n for n in _modules_all if n not in __all__] + [
     "UninitializedBuffer",
     "UninitializedParameter",
     "init",
+    "utils",
 ]
 del _modules_all
 __all__ += ["Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Fold", "Unfold"]

@@ -1,12 +1,16 @@
-"""Benchmark: grade 30 submissions (6 students x 5 notebooks) with 2 workers, with and without
-the bubblewrap sandbox, and the sandbox's own cost per kernel.
+"""Benchmark: grade the class (6 students x the course's 9 notebooks = 54 submissions) with 2
+workers, with and without the bubblewrap sandbox, feedback pages included; then ``tensorlab
+report`` and ``tensorlab export`` (each format) on the result; and the sandbox's own cost per
+kernel.
 
-Run: python tests/benchmarks/bench_grading.py [--jobs 2] [--students 6] [--sandbox both]
-[--writes 1000]
+Run: python tests/benchmarks/bench_grading.py [--jobs 2] [--students 6] [--notebooks 9]
+[--sandbox both] [--writes 1000]
 
 Each student answers a different mix of questions (the solutions' answers, the exercise's blank
-answer cells), so the grades differ. Prints, per mode, the wall time (target with the sandbox:
-< 40 s for 30 submissions with 2 workers on 2 cores), the mean time per submission and the
+answer cells), so the grades differ. Prints the load average first (figures taken on a busy
+machine are only a direction), then, per mode, the wall time (target with the sandbox: < 40 s
+for the 54 submissions with 2 workers on a quiet 2-core machine, feedback files written), the
+report's and each export's time (target < 5 s each), the mean time per submission and the
 parallel speed-up measured in the same run (sum of per-notebook grading times / wall time); then
 the time to start a kernel and run one cell, sandboxed and not, measured alternately in the same
 run (target: the sandbox costs < 0.2 s per notebook). First, the cost of writing the grade files
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -43,10 +48,11 @@ def _answer_sources(path: Path) -> dict[str, str]:
     return out
 
 
-def make_class(root: Path, students: int) -> int:
-    """Write ``students`` x notebooks submissions under ``root``; returns their number."""
+def make_class(root: Path, students: int, notebooks: int = 9) -> int:
+    """Write ``students`` x the first ``notebooks`` notebooks under ``root``; returns their
+    number."""
     n = 0
-    for path in sorted(EXERCISES.glob("*.ipynb")):
+    for path in sorted(EXERCISES.glob("*.ipynb"))[:notebooks]:
         solved = _answer_sources(SOLUTIONS / path.name)
         for s in range(students):
             nb = json.loads(path.read_text())
@@ -122,6 +128,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--students", type=int, default=6)
+    ap.add_argument("--notebooks", type=int, default=9, help="the course's first N notebooks")
     ap.add_argument("--sandbox", choices=("bwrap", "none", "both"), default="both")
     ap.add_argument("--kernels", type=int, default=5, help="kernel starts per mode")
     ap.add_argument("--cluster", help="also grade on this Dask cluster (e.g. local:2), sandboxed")
@@ -129,6 +136,7 @@ def main() -> None:
         "--writes", type=int, default=1000, help="students for the file-writing cost (0: skip)"
     )
     args = ap.parse_args()
+    print(f"load average            : {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.writes:
         write_cost(args.writes)
     modes = ["bwrap", "none"] if args.sandbox == "both" else [args.sandbox]
@@ -149,7 +157,7 @@ def main() -> None:
 def run_class(args, mode: str, cluster: str | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        n = make_class(root / "submissions", args.students)
+        n = make_class(root / "submissions", args.students, args.notebooks)
         start = time.perf_counter()
         summary = grade(
             [str(root / "submissions")],
@@ -163,11 +171,16 @@ def run_class(args, mode: str, cluster: str | None = None) -> None:
             cluster=cluster,
         )
         wall = time.perf_counter() - start
+        feedback = len(list((root / "out" / "feedback").glob("*.html")))
+        after = report_and_export(root / "out", root)
     durations = [r["duration_s"] for r in summary["records"] if "duration_s" in r]
     scores = [r["score"] for r in summary["records"]]
     print(f"--- sandbox {mode}" + (f", Dask cluster {cluster}" if cluster else ""))
     print(f"submissions graded      : {n} ({args.students} students, {args.jobs} workers)")
-    print(f"wall time               : {wall:.1f} s  (target < 40 s for 30 with 2 workers)")
+    print(f"wall time               : {wall:.1f} s  (target < 40 s for 54 with 2 workers)")
+    print(f"feedback pages          : {feedback}")
+    for what, t in after.items():
+        print(f"{what:<24}: {t:.2f} s  (target < 5 s)")
     print(f"per submission (wall/n) : {wall / n:.2f} s")
     print(
         f"per notebook, in worker : mean {statistics.mean(durations):.2f} s, "
@@ -179,6 +192,31 @@ def run_class(args, mode: str, cluster: str | None = None) -> None:
     print(f"grader errors           : {len(summary['grader_errors'])}")
     for rec in summary["grader_errors"]:
         print(f"  {rec['path']}: {rec['reason']}\n{rec.get('traceback', '')}")
+
+
+def report_and_export(out: Path, scratch: Path) -> dict[str, float]:
+    """Seconds for ``tensorlab report`` and ``tensorlab export`` (each format) on ``out``, each
+    as the command runs it (in a fresh process: imports included)."""
+    import subprocess
+
+    students = sorted(p.name for p in (scratch / "submissions").iterdir())
+    roster = scratch / "roster.csv"
+    roster.write_text(
+        "student,name,email,canvas_id,id_number,sid\n"
+        + "".join(f"{s},{s.title()},{s}@uni.edu,{i},N{i},{i}\n" for i, s in enumerate(students))
+    )
+    commands = {"report": ["report", str(out)]}
+    for fmt in ("canvas", "moodle", "gradescope"):
+        dest = str(scratch / f"{fmt}.csv")
+        commands[f"export {fmt}"] = ["export", str(out), "--format", fmt, "--roster", str(roster),
+                                     "--out", dest]  # fmt: skip
+    times = {}
+    for what, argv in commands.items():
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "tensorlab.cli", *argv], check=True,
+                       capture_output=True, cwd=ROOT)  # fmt: skip
+        times[what] = time.perf_counter() - start
+    return times
 
 
 if __name__ == "__main__":

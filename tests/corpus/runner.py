@@ -33,6 +33,9 @@ ALIASES = (
     "torch.utils",
     "torch.utils.data",
     "torch.autograd",
+    "torch.autograd.profiler",
+    "torch.nn.utils",
+    "torch.profiler",
     "torch.functional",
     "torch.linalg",
 )

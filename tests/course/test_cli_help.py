@@ -42,12 +42,12 @@ def _readme_options() -> dict[str, dict[str, str]]:
 def test_start_is_listed_first_and_the_top_help_has_no_rest_markup():
     help_text = build_parser().format_help()
     assert "``" not in help_text
-    assert list(_subparsers()) == ["start", "assign", "grade", "check"]
+    assert list(_subparsers()) == ["start", "assign", "grade", "check", "report", "export"]
     listed = re.findall(r"^    (\w+)\s", help_text, re.M)
     assert listed[0] == "start", help_text
 
 
-@pytest.mark.parametrize("command", ["start", "assign", "grade", "check"])
+@pytest.mark.parametrize("command", ["start", "assign", "grade", "check", "report", "export"])
 def test_every_subcommand_has_a_description_and_every_option_its_default(command):
     sp = _subparsers()[command]
     assert sp.description and len(sp.description) > 60, command
@@ -55,7 +55,7 @@ def test_every_subcommand_has_a_description_and_every_option_its_default(command
         assert DEFAULT.search(help_text), f"{command} {option}: no default in {help_text!r}"
 
 
-@pytest.mark.parametrize("command", ["start", "grade", "check"])
+@pytest.mark.parametrize("command", ["start", "grade", "check", "export"])
 def test_readme_option_lists_agree_with_argparse(command):
     readme = _readme_options()
     assert command in readme, f"README.md has no 'Options of `tensorlab {command}`' list"

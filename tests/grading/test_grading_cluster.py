@@ -66,7 +66,7 @@ def _watching(out: Path):
     def watch():
         while not stop.is_set():
             for path in out.glob("*") if out.is_dir() else ():
-                if path.name.startswith("."):
+                if path.name.startswith(".") or path.is_dir():  # feedback/: written at the end
                     continue
                 try:
                     text = path.read_text()

@@ -234,7 +234,10 @@ def test_value_messages_locate_the_error():
 
 
 def test_tolerances_and_nans():
-    assert compare(A([1.0 + 1e-12, np.nan]), A([1.0, np.nan]), E) is None
+    # NaN never equals NaN unless the question says so (Expect(equal_nan=True))
+    assert compare(A([1.0 + 1e-12, np.nan]), A([1.0, np.nan]), E).stage == "values"
+    assert compare(A([1.0 + 1e-12, np.nan]), A([1.0, np.nan]), Expect(equal_nan=True)) is None
+    assert compare(rt(float("nan")), rt(float("nan")), E).stage == "values"
     assert compare(A([1.0, 0.0]), A([1.0, np.nan]), E).stage == "values"
     assert compare(rt(2), rt(2.0), E) is None  # an int is a fine answer for a number
     assert compare(rt(2.0), rt(2), E).stage == "type"  # but a float is not an int

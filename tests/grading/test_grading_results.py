@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from grading_class import submission
 
-from tensorlab.grading import grade as grade_module
+from tensorlab.grading import executors
 from tensorlab.grading.assign import load_release
 from tensorlab.grading.grade import Job, Results, Settings, grade, student_file
 
@@ -60,6 +60,11 @@ def _job(student: str, notebook: str) -> Job:
 
 def _files(out: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() if p.is_file() else None for p in sorted(out.iterdir())}
+
+
+def _tree(out: Path) -> dict[str, bytes]:
+    """Every file under ``out`` (feedback pages too), by relative path."""
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
 
 
 def _rows(out: Path) -> dict[str, dict]:
@@ -161,11 +166,11 @@ def test_an_interrupted_grade_leaves_the_earlier_files_as_they_were(
     before = _earlier_run(out, manifest)
     seen = {}
 
-    def interrupted_pool(jobs, manifest, settings, workers, progress):
+    def interrupted_pool(self, jobs, manifest, settings, sink):
         seen.update(_files(out))  # what was on disk when the kernels would have started
         raise interrupt()
 
-    monkeypatch.setattr(grade_module, "_run_pool", interrupted_pool)
+    monkeypatch.setattr(executors.LocalPool, "run", interrupted_pool)
     with pytest.raises(interrupt):
         grade([str(_class(tmp_path))], out, EXERCISES, progress=False, sandbox="none", seed=1)
     assert {"ann.json", "bob.json", "gradebook.csv"} <= set(seen)
@@ -181,16 +186,17 @@ def test_records_from_a_cluster_are_written_as_they_arrive(tmp_path, manifest, m
     out = tmp_path / "out"
     on_disk = []
 
-    def fake_run(jobs, manifest_, settings, address, progress):
+    def fake_run(self, jobs, manifest_, settings, sink):
+        assert self.address == "local:1"
         records = []
         for job in jobs:
             rec = _record(manifest, job.student, job.notebook, 6)
-            progress.update(rec)
+            sink.update(rec)
             on_disk.append(json.loads((out / student_file(job.student)).read_text())["score"])
             records.append(rec)
         return records
 
-    monkeypatch.setattr(cluster, "run", fake_run)
+    monkeypatch.setattr(cluster.DaskExecutor, "run", fake_run)
     summary = grade(
         [str(_class(tmp_path))], out, EXERCISES, progress=False, sandbox="none", cluster="local:1"
     )
@@ -208,7 +214,8 @@ def test_ctrl_c_leaves_no_partial_gradebook(tmp_path, sig, code):
     (klass / "aaa" / STRIDES).write_text("broken")  # recorded (and written) before any kernel
     grade([str(klass)], out, EXERCISES, progress=False, sandbox="none", seed=1)
     (klass / "aaa" / STRIDES).write_text("still broken")
-    earlier = {p.name: p.read_bytes() for p in out.iterdir()}
+    earlier = _tree(out)
+    assert "feedback/aaa.html" in earlier
     for student in ("ann", "bob"):
         (klass / student).mkdir(parents=True)
         slow = {"strides.transpose": "import time\n\ntime.sleep(120)\n"}
@@ -230,4 +237,4 @@ def test_ctrl_c_leaves_no_partial_gradebook(tmp_path, sig, code):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == code, err
     assert "no grades were written" in err
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == earlier
+    assert _tree(out) == earlier

@@ -575,7 +575,7 @@ def test_links_fifos_and_devices_are_never_followed_or_read(tmp_path):
 
 def test_a_killed_worker_is_retried_once_then_recorded_as_lost(tmp_path, monkeypatch):
     """A notebook whose grading is killed from outside is graded again; lost points stay lost."""
-    from tensorlab.grading import grade as grade_module
+    from tensorlab.grading import executors, run
 
     calls = []
 
@@ -583,7 +583,7 @@ def test_a_killed_worker_is_retried_once_then_recorded_as_lost(tmp_path, monkeyp
         calls.append(job.path)
         raise RuntimeError("kernel killed from outside")
 
-    monkeypatch.setattr(grade_module, "_grade_job", flaky)
+    monkeypatch.setattr(run, "grade_notebook", flaky)
     (tmp_path / "k" / "ann").mkdir(parents=True)
     (tmp_path / "k" / "ann" / STRIDES).write_text(_notebook())
     # the pool runs in spawned processes, which do not see the monkeypatch: run it in-process
@@ -605,13 +605,14 @@ def test_a_killed_worker_is_retried_once_then_recorded_as_lost(tmp_path, monkeyp
         def submit(self, fn, *args):
             f = Future()
             try:
-                f.set_result(grade_module._grade_job(*args))
+                f.set_result(fn(*args))
             except Exception as e:  # noqa: BLE001
                 f.set_exception(e)
             return f
 
     import concurrent.futures
 
+    assert executors.grade_job is run.grade_job  # the pool's task reports its own crashes
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", InlinePool)
     summary = grade(
         [str(tmp_path / "k")], tmp_path / "out", EXERCISES, progress=False, sandbox="none"

@@ -1,0 +1,105 @@
+"""Stage 4, judge (batch): what the kernel is asked, and how its answer becomes a record.
+
+For each question one harness cell asks the kernel for the answer only (functions are called on
+grader-chosen public and hidden random inputs); values come back as JSON (``encode``), never
+pickle. The grader judges them in its own process (``judge``) against references the kernel
+never sees, and a rule (``forbidden`` names) is checked on the source the grader spliced in.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .rebuild import ExecCell
+
+
+def harness_source(nonce: str, qid: str, info: dict, payload: str) -> str:
+    return (
+        "import tensorlab.grading._harness as _tl_harness\n"
+        f"_tl_harness.respond({nonce!r}, {qid!r}, {info['name']!r}, {info['kind']!r}, "
+        f"{payload!r})"
+    )
+
+
+def payload(q, seed: int) -> str:
+    from .encode import encode_args
+    from .model import make_cases
+
+    if q.kind != "function":
+        return "{}"
+    cases = [encode_args(args)[0] for args in make_cases(q, seed)]
+    return json.dumps({"cases": cases})
+
+
+def answer_from(outputs: list, nonce: str, qid: str, key: str):
+    """The answer the harness published for ``qid`` in this cell: only a body signed with the
+    notebook's ``key`` counts (see ``_harness``). None when there is none; ``{"t": "tampered"}``
+    when the only answers there are unsigned or wrongly signed (a forged or altered answer)."""
+    import hmac
+
+    from ._harness import MIME, sign
+
+    found = forged = None
+    for out in outputs:
+        data = out.get("data", {}) if out.get("output_type") == "display_data" else {}
+        msg = data.get(MIME) if isinstance(data, dict) else None
+        if msg is None:
+            continue
+        body = msg.get("body") if isinstance(msg, dict) else None
+        sig = msg.get("sig") if isinstance(msg, dict) else None
+        if not (isinstance(body, str) and isinstance(sig, str)):
+            forged = True
+            continue
+        if not hmac.compare_digest(sign(key, body), sig):
+            forged = True
+            continue
+        try:
+            msg = json.loads(body)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(msg, dict) and msg.get("nonce") == nonce and msg.get("qid") == qid:
+            found = msg.get("answer")
+    if found is None and forged:
+        return {"t": "tampered", "what": "an answer the grading harness did not sign"}
+    return found
+
+
+def judge_answer(q, answer, seed: int):
+    """The verdict on an answer as the kernel sent it (``judge.judge_encoded``: sized, decoded
+    and judged under one guard; it never raises for what the answer holds). A learner's own
+    check of an authored course (``PublicCheck``) is judged on its public cases, likewise."""
+    from .authoring import PublicCheck, judge_public
+    from .encode import decode
+    from .judge import check_size, guarded, judge_encoded
+
+    if not isinstance(q, PublicCheck) or (
+        isinstance(answer, dict) and answer.get("t") == "tampered"
+    ):
+        return judge_encoded(q, answer, seed)
+
+    def step():
+        check_size(answer)
+        if q.kind == "function" and isinstance(answer, dict) and answer.get("t") == "results":
+            items = answer.get("items")
+            if not isinstance(items, list):
+                raise ValueError("malformed results")
+            return judge_public(q, [decode(x) for x in items])
+        return judge_public(q, decode(answer))
+
+    return guarded(q.id, step)
+
+
+def with_rules(q, cells: list[ExecCell], verdict):
+    """``verdict``, or the failed verdict of an answer that breaks its question's rules
+    (``judge.rule_check``: the same check as the inline ``check``), read from the source the
+    grader spliced in (the kernel is never asked)."""
+    from .judge import guarded, rule_check
+    from .judge import with_rules as apply
+
+    own = [c.source for c in cells if c.qid == q.id]
+    if not own or not q.forbidden:
+        return verdict
+    context = [c.source for c in cells]
+    return guarded(q.id, lambda: apply(q, verdict, rule_check(q, own[-1], context)))
