@@ -8,7 +8,7 @@ differentiated again (``autograd.functional.hessian``, gradient penalties...).
 The formulas cover the ops a Hessian of ordinary code meets: elementwise arithmetic, ``pow``,
 the unary math functions, ``relu``/``clamp``/``where``/``maximum``, ``sum``/``mean``,
 ``dot``/``mv``/``mm``/``bmm`` (so ``matmul``), ``linear``, ``softmax``/``log_softmax``,
-``mse_loss``, and the view ops (``view``/``reshape``/``transpose``/indexing, ``cat``/``stack``). Any other node computes its gradient with numpy as usual and gives
+``mse_loss``, ``leaky_relu``/``hardtanh``/``relu6``/``elu``/``silu``/``softplus``, and the view ops (``view``/``reshape``/``transpose``/indexing, ``cat``/``stack``). Any other node computes its gradient with numpy as usual and gives
 the result a ``NotImplemented`` node: differentiating through it again raises a clear error
 instead of silently treating the gradient as a constant.
 """
@@ -298,7 +298,39 @@ def _mse(n, g):
     return (gi, -gi if n.needs_grad(1) else None)
 
 
+def _leaky_relu(n, g):
+    x = n.x.unpack()
+    return (_where(x > 0, g, g * n.slope),)
+
+
+def _hardtanh(n, g):
+    x = n.x.unpack()
+    return (_where((x > n.lo) & (x < n.hi), g),)
+
+
+def _elu(n, g):
+    x = _get(n.x)
+    return (_where(x._np() > 0, g, g * n.alpha * x.clamp(max=0).exp()),)
+
+
+def _silu(n, g):
+    x = _get(n.x)
+    s = x.sigmoid()
+    return (g * (s * (1 + x * (1 - s))),)
+
+
+def _softplus(n, g):
+    x = _get(n.x)
+    bx = x * n.beta
+    return (_where(bx._np() > n.threshold, g, g * bx.sigmoid()),)
+
+
 FORMULAS = {
+    N.LeakyReluBackward0: _leaky_relu,
+    N.HardtanhBackward0: _hardtanh,
+    N.EluBackward0: _elu,
+    N.SiluBackward0: _silu,
+    N.SoftplusBackward0: _softplus,
     N.AddmmBackward0: _addmm,
     N.SoftmaxBackward0: _softmax,
     N.LogSoftmaxBackward0: _log_softmax,

@@ -208,3 +208,29 @@ def test_hessian_of_a_small_network_loss(torch):
     for row_o, row_t in zip(run(tl), run(torch)):
         for h_o, h_t in zip(row_o, row_t):
             np.testing.assert_allclose(h_o, h_t, rtol=1e-9, atol=1e-12)
+
+
+ACTIVATIONS = [
+    "F.leaky_relu(x - 1, 0.1)",
+    "F.hardtanh(x - 1, -0.5, 0.5)",
+    "F.relu6(3 * x)",
+    "F.elu(x - 1, 0.7)",
+    "F.silu(x - 1)",
+    "F.softplus(x - 1, 2.0, 1.0)",
+]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("act", ACTIVATIONS)
+def test_hessian_through_activations(torch, act):
+    expr = f"({act} * x.exp()).sum() + ({act} @ W).pow(3).sum()"
+
+    def run(lib):
+        def f(x, W):
+            return eval(expr, {"F": lib.nn.functional, "x": x, "W": W})  # noqa: S307
+
+        H = lib.autograd.functional.hessian(f, (lib.tensor(X0), lib.tensor(W0)))
+        return [h.numpy() for row in H for h in row]
+
+    for h_o, h_t in zip(run(tl), run(torch)):
+        np.testing.assert_allclose(h_o, h_t, rtol=1e-9, atol=1e-12)
