@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from . import formulas as F
+from . import indexing_ops as IX
 from . import nn_ops as N
 from . import views as V
 from .graph import Node, NotImplementedNode, attach, gradient_edge, sum_to_tensor
@@ -325,7 +326,61 @@ def _softplus(n, g):
     return (_where(bx._np() > n.threshold, g, g * bx.sigmoid()),)
 
 
+def _fill(n, g):
+    out = [_zeros_like(g)]
+    if len(n.next_functions) == 2:
+        out.append(g.sum())
+    return tuple(out)
+
+
+def _copy(n, g):
+    return (_zeros_like(g), g)
+
+
+def _masked_fill(n, g):
+    mask = np.broadcast_to(n.mask, g.shape)
+    out = [_where(~mask, g)]
+    if len(n.next_functions) == 2:
+        out.append(_where(mask, g).sum())
+    return tuple(out)
+
+
+def _copy_slices(n, g):
+    """The base of a view written in place: ``g`` outside the view's positions, and there the
+    in-place op's own gradient (recorded, so it is differentiable again)."""
+    tl = _tl()
+    idx = V.positions_in_base(n.base_layout, n.view_layout)
+    it = tl.from_numpy(np.array(idx.reshape(-1), dtype=np.int64))
+    flat = g.reshape(-1)
+    grads = apply_tensor(n.op, flat[it].reshape(idx.shape))
+    first = grads[0] if grads else None
+    keep = np.ones(flat.shape[0], dtype=bool)
+    keep[idx.reshape(-1)] = False
+    out = _where(keep.reshape(tuple(g.shape)), g)
+    if first is not None:
+        first = sum_to_tensor(first, idx.shape).reshape(-1)
+        scattered = tl.zeros(flat.shape[0], dtype=g.dtype).index_add(0, it, first)
+        out = out + scattered.reshape(g.shape)
+    return (out, *grads[1:])
+
+
+def _as_strided(n, g):
+    """A view read from its base's current history: scatter-add ``g`` to its positions."""
+    tl = _tl()
+    shape = tuple(n._input_meta[0][0])
+    idx = V.positions_in_base(n.base_layout, n.view_layout).reshape(-1)
+    it = tl.from_numpy(np.array(idx, dtype=np.int64))
+    size = int(np.prod(shape))
+    out = tl.zeros(size, dtype=g.dtype).index_add(0, it, g.reshape(-1))
+    return (out.reshape(shape),)
+
+
 FORMULAS = {
+    V.AsStridedBackward0: _as_strided,
+    F.FillBackward: _fill,
+    F.CopyBackwards: _copy,
+    IX.MaskedFillBackward: _masked_fill,
+    V.CopySlices: _copy_slices,
     N.LeakyReluBackward0: _leaky_relu,
     N.HardtanhBackward0: _hardtanh,
     N.EluBackward0: _elu,

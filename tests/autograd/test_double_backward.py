@@ -234,3 +234,34 @@ def test_hessian_through_activations(torch, act):
 
     for h_o, h_t in zip(run(tl), run(torch)):
         np.testing.assert_allclose(h_o, h_t, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.oracle
+def test_hessian_of_functions_that_write_in_place(torch):
+    """Outputs built by assignment (CopySlices, AsStrided), masked_fill_, fill."""
+
+    def run(lib):
+        def f(x):
+            out = lib.zeros(3, dtype=lib.float64)
+            out[0] = x[0] ** 2 * x[1]
+            out[1:] = x.sin()[1:] * x[0]
+            out[2] += x[2] ** 3
+            return out
+
+        def g(x):
+            y = x.clone()
+            y[1] = 0.0
+            y.masked_fill_(x > 1.8, 2.0)
+            y[0] = x[2] * x[1]
+            return (y**3).sum() + y.exp().sum()
+
+        x = lib.tensor([0.7, 1.3, 1.9], dtype=lib.float64)
+        F = lib.autograd.functional
+        return [
+            F.jacobian(f, x).numpy(),
+            F.hessian(lambda x: f(x).pow(2).sum(), x).numpy(),
+            F.hessian(g, x).numpy(),
+        ]
+
+    for h_o, h_t in zip(run(tl), run(torch)):
+        np.testing.assert_allclose(h_o, h_t, rtol=1e-10, atol=1e-12)
