@@ -561,6 +561,15 @@ def run_backward(
         while ready:
             node = ready.pop()
             grad = buffers.pop(node, None)
+            if isinstance(grad, list) and (
+                node.__dict__.get("_tensor_hooks")
+                or node._retained is not None
+                or (capture is not None and node in capture)
+            ):
+                raise NotImplementedError(
+                    "tensorlab: hooks, retain_grad() and autograd.grad(..., inputs=...) on an "
+                    "output of a custom Function with several outputs are not supported"
+                )
             if grad is not None and not isinstance(grad, list):
                 grad = run_tensor_hooks(node, grad)
                 if capture is not None and node in capture:

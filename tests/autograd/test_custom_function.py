@@ -516,3 +516,23 @@ def test_keywords_integer_outputs_and_save_errors(torch):
         return [str(o).replace("torch", "tensorlab") for o in out]
 
     assert run(tl) == run(torch)
+
+
+def test_hooks_on_an_output_of_a_several_output_function_refuse_clearly():
+    class Split(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, ga, gb):
+            return ga * 2 + gb * 3
+
+    x = tl.ones(2, requires_grad=True)
+    a, b = Split.apply(x)
+    b.register_hook(lambda g: g * 10)
+    with pytest.raises(NotImplementedError, match="several outputs"):
+        (a.sum() + b.sum()).backward()
+    a, b = Split.apply(x)
+    with pytest.raises(NotImplementedError, match="several outputs"):
+        tl.autograd.grad(a.sum(), b)
