@@ -15,6 +15,13 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 REPO = Path(__file__).resolve().parent.parent
 
+# The suite runs on two workers sharing two cores (``-n auto``): each worker's numpy gets one BLAS
+# thread, and torch's OpenMP threads sleep instead of spinning while they wait (spinning threads
+# take the other worker's core; issue 25 measured torch collapsing under load). Set before numpy
+# and torch load; torch keeps its 2 threads (the backend choices tensorlab mirrors assume them).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 # Hypothesis keeps a cache of constants (and, without database=None, examples) in ./.hypothesis.
 # Tests and the kernels they start (nbval lessons, grading) keep it in a temporary folder instead:
 # a test run writes nothing into the repository (checked at the end of the session).

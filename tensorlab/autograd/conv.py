@@ -2,13 +2,15 @@
 
 Convolution (cross-correlation): ``out[n, o, i, j] = bias[o] + sum over c, a, b of
 w[o, c, a, b] * xp[n, c, i*s + a*d, j*s + b*d]`` where ``xp`` is the zero-padded input. Going
-backward, one kernel tap ``(a, b)`` at a time:
+backward, kernel tap ``(a, b)`` by kernel tap ``(a, b)``:
 
 - ``grad_input``: every output gradient is sent back, weighted by the tap, to the input pixel the
-  tap read from (``xp[..., a*d : ... : s, b*d : ... : s] += grad @ w[:, :, a, b]``) - a transposed
-  convolution, written as the scatter it is; the padding is cropped off at the end;
+  tap read from - a transposed convolution (:func:`tensorlab.nn._conv_kernels.conv_input_grad_nd`:
+  the phases of the flipped kernel as one forward convolution, a Toeplitz product for depthwise,
+  or columns ``w^T @ grad`` added back one strided slice per tap); the padding is cropped off;
 - ``grad_weight``: the tap's gradient is the correlation of the input pixels it read with the
-  output gradient (a sum over batch and output positions);
+  output gradient (a sum over batch and output positions): ``grad @ windows^T``, one batched
+  product over the groups (:func:`~tensorlab.nn._conv_kernels.conv_weight_grad_nd`);
 - ``grad_bias``: the sum of the output gradient over batch and positions.
 
 Groups split the channels into independent convolutions (batched matrix products). ``'same'``
@@ -44,40 +46,24 @@ def _compute_dtype(dt: np.dtype) -> np.dtype:
 def conv2d_backward(g, x, w, stride, padding, dilation, groups, need_input=True, need_weight=True):
     """Gradients of a 2-d convolution with symmetric ``padding`` = (ph, pw) for input (N, C, H, W)
     and weight (C_out, C/groups, kH, kW), given the output gradient ``g`` (N, C_out, Ho, Wo).
-    Returns (grad_input or None, grad_weight or None)."""
-    n, c, h, wd = x.shape
-    c_out, cg, kh, kw = w.shape
-    ho, wo = g.shape[2:]
-    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
-    og = c_out // groups
+    Returns (grad_input or None, grad_weight or None).
+
+    ``grad_input`` is the transposed convolution of ``g`` (columns ``w^T @ g`` added back tap by
+    tap, or the batched Toeplitz product for depthwise); ``grad_weight`` is ``g @ windows^T``, one
+    batched product over the groups (:mod:`tensorlab.nn._conv_kernels`).
+    """
+    from ..nn._conv_kernels import conv_input_grad_nd, conv_weight_grad_nd
+
     ct = _compute_dtype(g.dtype)
-    # the output gradient as (groups, out channels per group, N*Ho*Wo)
-    gg = g.astype(ct, copy=False).reshape(n, groups, og, ho * wo)
-    gg = gg.transpose(1, 2, 0, 3).reshape(groups, og, n * ho * wo)
-    w5 = w.astype(ct, copy=False).reshape(groups, og, cg, kh, kw)
-    gx = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), dtype=ct) if need_input else None
-    gw = np.zeros((groups, og, cg, kh, kw), dtype=ct) if need_weight else None
-    xp = None
-    if need_weight:
-        xp = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), dtype=ct)
-        xp[:, :, ph : ph + h, pw : pw + wd] = x
-    for a in range(kh):
-        rows = slice(a * dh, a * dh + sh * (ho - 1) + 1, sh)
-        for b in range(kw):
-            cols = slice(b * dw, b * dw + sw * (wo - 1) + 1, sw)
-            if need_input:
-                # (groups, cg, og) @ (groups, og, N*Ho*Wo) -> the pixels this tap read
-                part = np.swapaxes(w5[:, :, :, a, b], 1, 2) @ gg
-                part = part.reshape(groups, cg, n, ho, wo).transpose(2, 0, 1, 3, 4)
-                gx[:, :, rows, cols] += part.reshape(n, c, ho, wo)
-            if need_weight:
-                seen = xp[:, :, rows, cols].reshape(n, groups, cg, ho * wo)
-                seen = seen.transpose(1, 0, 3, 2).reshape(groups, n * ho * wo, cg)
-                gw[:, :, :, a, b] = gg @ seen
+    g32, w32 = g.astype(ct, copy=False), w.astype(ct, copy=False)
+    gx = gw = None
     if need_input:
-        gx = gx[:, :, ph : ph + h, pw : pw + wd].astype(g.dtype)
+        gx = conv_input_grad_nd(g32, w32, x.shape[2:], stride, padding, dilation, groups)
+        gx = gx.astype(g.dtype, copy=False)
     if need_weight:
-        gw = gw.reshape(w.shape).astype(g.dtype)
+        x32 = x.astype(ct, copy=False)
+        gw = conv_weight_grad_nd(g32, x32, w.shape, stride, padding, dilation, groups)
+        gw = gw.astype(g.dtype, copy=False)
     return gx, gw
 
 
@@ -143,7 +129,14 @@ class ConvolutionBackward0(Node):
         gx = gw = None
         if self.transposed:  # out = conv_input_grad(x, w): x plays the convolution's output
             if self.needs_grad(0):  # an output_padding >= stride adds blocks: crop them
-                gx = conv_nd(g32, w32, stride, padding, dilation, groups)
+                if w.ndim == 4:  # 2-d: the fast forward kernels
+                    from ..nn._conv_kernels import conv2d
+
+                    ph, pw = padding
+                    pads = (ph, ph, pw, pw)
+                    gx = conv2d(g32, w32, None, tuple(stride), pads, tuple(dilation), groups)
+                else:
+                    gx = conv_nd(g32, w32, stride, padding, dilation, groups)
                 gx = gx[(slice(None), slice(None), *(slice(0, s) for s in x.shape[2:]))]
             if self.needs_grad(1):
                 gw = conv_weight_grad_nd(x32, g32, w.shape, stride, padding, dilation, groups)

@@ -273,9 +273,26 @@ UNARY_FROM_RESULT = {
     "reciprocal": lambda g, r: -g * (r * r),
     "exp2": lambda g, r: g * r * _LN2,
     "expm1": lambda g, r: g * (r + 1),
-    "relu": lambda g, r: np.where(r > 0, g, 0),
+    "relu": lambda g, r: _relu_grad(g, r),
 }
 UNARY_NAMES = {"log1p": "Log1PBackward0"}
+
+
+def _relu_grad(g, r):
+    """ATen's ``threshold_backward(g, result, 0)``: 0 where ``result <= 0``, else ``g`` (so a NaN
+    result passes its gradient). For floats the select is a bitwise AND with an all-ones/zero
+    mask: branch-free (``np.where`` on a random mask is ~20x slower) and exact (+0.0 where
+    dropped, ``g``'s own bits where kept)."""
+    g = np.asarray(g)
+    keep = ~(np.asarray(r) <= 0)
+    if g.shape != keep.shape or g.dtype.kind != "f":
+        return np.where(keep, g, 0)
+    u = np.dtype(f"u{g.dtype.itemsize}")
+    mask = keep.astype(u)
+    np.negative(mask, out=mask)  # 1 -> all ones
+    return np.bitwise_and(np.ascontiguousarray(g).view(u), mask).view(g.dtype)
+
+
 UNARY_ZERO = ("sign", "floor", "ceil", "trunc", "round")
 
 

@@ -16,12 +16,18 @@ from .judge import Verdict, call_encoded, compare, copy_args
 from .model import Question
 
 _ICONS = {"passed": "✓", "failed": "✗", "not_attempted": "○", "error": "✗"}
+# Theme-aware: JupyterLab's own colours (each level chosen to keep 4.5:1 contrast on both its
+# light and dark themes), with the light-theme colour as fallback elsewhere.
 _COLOURS = {
-    "passed": "#1a7f37",
-    "failed": "#cf222e",
-    "not_attempted": "#6e7781",
-    "error": "#cf222e",
+    "passed": "var(--jp-success-color0,#1a7f37)",
+    "failed": "var(--jp-error-color1,#cf222e)",
+    "not_attempted": "var(--jp-ui-font-color2,#6e7781)",
+    "error": "var(--jp-error-color1,#cf222e)",
 }
+_LABEL_COLOUR = (
+    "var(--jp-ui-font-color1,#57606a)"  # color2 is 4.5:1 on white: too faint on grey rows
+)
+_TEXT_COLOUR = "var(--jp-content-font-color1,inherit)"
 _TITLES = {
     "passed": "passed",
     "failed": "not yet",
@@ -388,8 +394,8 @@ class Feedback:
             lab = html.escape(label.strip())
             rows.append(
                 "<tr><td style='vertical-align:top;padding:2px 8px 2px 0;text-align:left;"
-                f"white-space:nowrap;color:#57606a'>{lab}</td>"
-                f"<td style='text-align:left;padding:2px 0'>{cell}</td></tr>"
+                f"white-space:nowrap;color:{_LABEL_COLOUR}'>{lab}</td>"
+                f"<td style='text-align:left;padding:2px 0;color:{_TEXT_COLOUR}'>{cell}</td></tr>"
             )
         return (
             f"<div style='border-left:4px solid {colour};padding:4px 10px;margin:4px 0;"

@@ -54,14 +54,18 @@ def _page(title: str, body: str) -> bytes:
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="color-scheme" content="light dark">'
-        f"<title>{html.escape(title)}</title><style>{CSS}</style></head>"
+        f"<title>{_e(title)}</title><style>{CSS}</style></head>"
         f"<body>{body}</body></html>\n"
     )
     return doc.encode("utf-8")
 
 
 def _e(x) -> str:
-    return html.escape("" if x is None else str(x))
+    """Text for HTML: escaped, and a name's undecodable bytes shown as ``\\xNN`` (never an
+    encoding error)."""
+    from .text import display
+
+    return html.escape("" if x is None else display(str(x)))
 
 
 def _mark(status: str) -> str:

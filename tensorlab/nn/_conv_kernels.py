@@ -23,6 +23,12 @@ turn it into a stride-1 convolution (:func:`phase_split`): the ``s*s`` phase ima
 (a 3x3 stride-2 convolution is a 2x2 stride-1 convolution of 4x more channels). On the benchmark
 suite the strided-view ``im2col`` is faster for strides, so that is the default.
 
+Transposed convolutions (and the input gradient of a convolution) go through
+:func:`conv_input_grad_nd`: in 2-d, one forward convolution of the kernel's phases stacked as output
+channels followed by a pixel shuffle (``"conv"``), a batched Toeplitz product when each group reads
+one channel (``"toeplitz"``), else columns ``w^T @ x`` added back with one strided slice per tap
+(``"gemm"`` + :func:`col2im`); never a zero-dilated input.
+
 Memory: one group's windows (or tap products) at a time, for a chunk of the batch small enough that
 this temporary stays below :data:`CHUNK_BYTES`. Small convolutions split the batch between
 :data:`THREADS` threads, each with its share of that budget.
@@ -38,7 +44,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 #: upper bound (bytes) for the temporary matrix of one group and one chunk of the batch
-CHUNK_BYTES = 8 * 2**20
+CHUNK_BYTES = 256 * 2**10
 
 #: worker threads for small convolutions (numpy releases the GIL while copying and multiplying);
 #: big ones are left to the BLAS threads. Off (1) by default: on the shared 2-core machine of the
@@ -147,13 +153,20 @@ STRATEGIES = ("1x1", "toeplitz", "shift", "flat-cols", "flat-taps", "im2col")
 
 
 def choose_strategy(
-    c_in_g: int, c_out_g: int, kernel: tuple[int, int], stride: tuple[int, int]
+    c_in_g: int,
+    c_out_g: int,
+    kernel: tuple[int, int],
+    stride: tuple[int, int],
+    n: int = 1,
+    groups: int = 1,
 ) -> str:
     """Which kernel :func:`conv2d` uses (``c_in_g``/``c_out_g``: channels per group).
 
-    Measured on the benchmark suite (``tests/benchmarks/bench_conv.py``): ``flat-cols`` for
-    stride 1 (depthwise included), ``flat-taps`` when a group has 4x fewer outputs than inputs,
-    the strided-view ``im2col`` for strides, a plain product for 1x1 kernels.
+    Measured on the benchmark suite (``tests/benchmarks/bench_conv.py``, one thread, CPU time,
+    A/B in one process): ``flat-cols`` for stride 1 (depthwise included: ~1.4x faster than the
+    batched ``toeplitz`` product there), ``flat-taps`` when a group has 4x fewer outputs than
+    inputs, the strided-view ``im2col`` for strides, a plain product for 1x1 kernels. ``n``
+    (images) and ``groups`` are there for rules that need them.
     """
     kh, kw = kernel
     if kh == 1 and kw == 1:
@@ -190,7 +203,7 @@ def conv2d(
     wo = conv_out_size(wd, kw, sw, pl + pr, dw)
     og = o // groups
     if strategy is None:
-        strategy = choose_strategy(cg, og, (kh, kw), (sh, sw))
+        strategy = choose_strategy(cg, og, (kh, kw), (sh, sw), n, groups)
     out = np.empty((n, o, ho, wo), dtype=x.dtype)
     if out.size == 0:
         return out
@@ -444,15 +457,22 @@ def _conv_im2col(xp, w, stride, dilation, groups, out, share=1):
             out[n0:n1, g * og : (g + 1) * og] = res.transpose(1, 0, 2, 3)
 
 
+def _toeplitz_blocks(wo: int) -> tuple[int, int]:
+    """(blocks, block width) for a Toeplitz product over ``wo`` outputs: about 16 per block (the
+    band is ~(kW-1)/16 redundant, the windows ~kH times the input)."""
+    nb = -(-wo // 16)
+    return nb, -(-wo // nb)
+
+
 def _conv_toeplitz(xp, w, stride, dilation, out):
-    """Depthwise: per channel, (rows the kernel reads) @ (a banded matrix holding the kernel).
+    """Depthwise: (rows the kernel reads) @ (a banded matrix holding the kernel), one small product
+    per image and channel, all in one batched ``matmul``.
 
     An output row block of ``B`` pixels reads ``kH`` input row segments of length
     ``span = (B - 1)*sw + (kW - 1)*dw + 1``. Stacking those segments gives a row of a matrix ``R``
-    (one row per image, output row and block); the kernel becomes a (kH*span, B) banded matrix
-    ``T`` with ``T[a*span + u*sw + b*dw, u] = w[a, b]``, and ``R @ T`` is one matrix product per
-    channel (depth multiplier ``m = out/in channels``: ``m*B`` columns). One channel's ``R`` (its
-    windows) exists at a time.
+    (one row per output row and block); the kernel becomes a (kH*span, B) banded matrix ``T`` with
+    ``T[a*span + u*sw + b*dw, u] = w[a, b]``, and ``R @ T`` gives the outputs (depth multiplier
+    ``m = out/in channels``: ``m*B`` columns). The product comes out in the output's layout.
     """
     n, c, hp, wp = xp.shape
     o, _, kh, kw = w.shape
@@ -460,8 +480,7 @@ def _conv_toeplitz(xp, w, stride, dilation, out):
     dh, dw = dilation
     m = o // c
     ho, wo = out.shape[2:]
-    blk = wo if wo <= 64 else 32
-    nb = -(-wo // blk)
+    nb, blk = _toeplitz_blocks(wo)
     span = (blk - 1) * sw + (kw - 1) * dw + 1
     width = (nb - 1) * blk * sw + span
     if width > wp:  # the last block runs past the image: zero-extend the rows
@@ -469,23 +488,25 @@ def _conv_toeplitz(xp, w, stride, dilation, out):
         wide[..., :wp] = xp
         xp = wide
     s0, s1, s2, s3 = xp.strides
-    band = np.zeros((c, m, kh, span, blk), dtype=xp.dtype)
+    band = np.zeros((c, kh, span, m, blk), dtype=xp.dtype)
     u = np.arange(blk)
     wr = w.reshape(c, m, kh, kw)
     for a in range(kh):
         for b in range(kw):
-            band[:, :, a, u * sw + b * dw, u] = wr[:, :, a, b][:, :, None]
-    band = band.transpose(0, 2, 3, 1, 4).reshape(c, kh * span, m * blk)
-    out5 = out.reshape(n, c, m, ho, wo)
-    for ch in range(c):
-        rows = as_strided(
-            xp[:, ch],
-            shape=(n, ho, nb, kh, span),
-            strides=(s0, s2 * sh, s3 * blk * sw, s2 * dh, s3),
-            writeable=False,
-        ).reshape(n * ho * nb, kh * span)  # this channel's windows (a copy)
-        res = (rows @ band[ch]).reshape(n, ho, nb, m, blk).transpose(0, 3, 1, 2, 4)
-        out5[:, ch] = res.reshape(n, m, ho, nb * blk)[..., :wo]
+            band[:, a, u * sw + b * dw, :, u] = wr[None, :, :, a, b]
+    band = band.reshape(c, kh * span, m * blk)
+    rows = as_strided(
+        xp,
+        shape=(n, c, ho, nb, kh, span),
+        strides=(s0, s1, s2 * sh, s3 * blk * sw, s2 * dh, s3),
+        writeable=False,
+    ).reshape(n, c, ho * nb, kh * span)  # the windows (a copy)
+    res = np.matmul(rows, band).reshape(n, c, ho, nb, m, blk)
+    if m == 1:
+        out[...] = res.reshape(n, c, ho, nb * blk)[..., :wo]
+    else:
+        res = res.transpose(0, 1, 4, 2, 3, 5).reshape(n, c, m, ho, nb * blk)
+        out.reshape(n, c, m, ho, wo)[...] = res[..., :wo]
 
 
 def _conv_shift(xp, w, stride, dilation, out):
@@ -576,58 +597,58 @@ def im2col(x: np.ndarray, kernel, dilation, padding, stride) -> np.ndarray:
     return np.ascontiguousarray(windows_nd(xp, kernel, stride, dilation, blocks))
 
 
-#: bytes of the per-tap scratch of :func:`col2im` for one chunk of image planes (cache-sized)
+#: bytes of image planes :func:`col2im` fills at once (all taps added while they stay in cache)
 COL2IM_CHUNK_BYTES = 2 * 2**20
+
+
+def _tap_slices(tap, dilation, blocks, stride):
+    """Where tap ``tap`` of every block lands in the padded image: one strided slice per dim."""
+    return tuple(
+        slice(t * d, t * d + (b - 1) * s + 1, s)
+        for t, d, b, s in zip(tap, dilation, blocks, stride)
+    )
+
+
+def _scatter_full(out_sizes, padding, blocks, kernel, stride, dilation) -> list[int]:
+    """Size of the padded image the windows are added into (they may reach past out + 2*pad:
+    a transposed convolution's output_padding, or a fold's uncovered edge, crops them)."""
+    full = [o + 2 * p for o, p in zip(out_sizes, padding)]
+    return [
+        max(f, (b - 1) * s + (k - 1) * d + 1)
+        for f, b, s, k, d in zip(full, blocks, stride, kernel, dilation)
+    ]
 
 
 def col2im(cols: np.ndarray, out_sizes, kernel, dilation, padding, stride, acc=None) -> np.ndarray:
     """The inverse scatter of :func:`im2col`: add every tap of ``cols`` (N, C, *kernel, *blocks)
     into the (zero) padded image it was read from, then crop the padding: (N, C, *out_sizes).
 
-    Overlapping windows add up (overlap-add). Each tap first gets its own zero image, written
-    through one *skewed* strided view (tap ``t`` of plane ``p`` lands at its offset in row
-    ``(p, t)`` of a scratch array: no Python loop over taps), then the taps are summed in order
-    (so low-precision sums round as PyTorch's loop does). Image planes go in cache-sized chunks.
-    ``acc`` is the scratch dtype (default ``cols``' own).
+    Overlapping windows add up (overlap-add): one strided-slice add per kernel tap, taps in order
+    (as PyTorch's col2im loop adds them, so low-precision sums round alike). Image planes go in
+    chunks that stay in cache while their taps are added. ``acc`` is the accumulation dtype
+    (default ``cols``' own). ``cols`` may have any strides.
     """
     nd = len(kernel)
     n, c = cols.shape[:2]
     blocks = tuple(cols.shape[2 + nd :])
     acc = cols.dtype if acc is None else np.dtype(acc)
-    full = [o + 2 * p for o, p in zip(out_sizes, padding)]
-    # the windows may reach past out + 2*pad (a transposed conv's output_padding crops them)
-    full = [
-        max(f, (b - 1) * s + (k - 1) * d + 1)
-        for f, b, s, k, d in zip(full, blocks, stride, kernel, dilation)
-    ]
-    size = int(np.prod(full, dtype=np.int64))
-    taps = int(np.prod(kernel, dtype=np.int64))
-    buf = np.zeros((n, c, size), dtype=acc)
+    full = _scatter_full(out_sizes, padding, blocks, kernel, stride, dilation)
+    buf = np.zeros((n, c, *full), dtype=acc)
     if buf.size and cols.size:
-        inner = [int(np.prod(full[i + 1 :], dtype=np.int64)) for i in range(nd)]  # elements
-        it = acc.itemsize
-        planes = max(1, COL2IM_CHUNK_BYTES // max(taps * size * it, 1))
-        # whole images when several fit in a chunk, else a few channels of one image; ``cols``
-        # may have any strides (it is read through views, never reshaped)
+        taps = list(np.ndindex(*kernel))
+        plane = int(np.prod(full, dtype=np.int64)) * acc.itemsize
+        planes = max(1, COL2IM_CHUNK_BYTES // max(plane, 1))
+        if -(-n * c // planes) * len(taps) > 4096:  # many taps: fewer, bigger adds
+            planes = n * c
         nb, cb = (max(1, planes // c), c) if planes >= c else (1, planes)
         for n0 in range(0, n, nb):
             for c0 in range(0, c, cb):
+                dst = buf[n0 : n0 + nb, c0 : c0 + cb]
                 src = cols[n0 : n0 + nb, c0 : c0 + cb]
-                scratch = np.zeros((*src.shape[:2], *kernel, size), dtype=acc)
-                st = scratch.strides
-                skew = as_strided(
-                    scratch,
-                    shape=src.shape,
-                    strides=(
-                        st[0],
-                        st[1],
-                        *(st[2 + i] + dilation[i] * inner[i] * it for i in range(nd)),
-                        *(stride[i] * inner[i] * it for i in range(nd)),
-                    ),
-                )
-                skew[...] = src
-                np.sum(scratch, axis=tuple(range(2, 2 + nd)), out=buf[n0 : n0 + nb, c0 : c0 + cb])
-    buf = buf.reshape(n, c, *full)
+                for tap in taps:
+                    dst[(Ellipsis, *_tap_slices(tap, dilation, blocks, stride))] += src[
+                        (slice(None), slice(None), *tap)
+                    ]
     crop = tuple(slice(p, p + o) for p, o in zip(padding, out_sizes))
     return buf[(slice(None), slice(None), *crop)]
 
@@ -672,19 +693,44 @@ def conv_nd(x, w, stride, padding, dilation, groups) -> np.ndarray:
     return out
 
 
-def conv_input_grad_nd(g, w, in_sizes, stride, padding, dilation, groups, acc=None) -> np.ndarray:
+def conv_input_grad_nd(
+    g, w, in_sizes, stride, padding, dilation, groups, acc=None, strategy=None
+) -> np.ndarray:
     """The adjoint of :func:`conv_nd` in its input: ``g`` (N, O, *blocks) -> (N, C, *in_sizes).
 
     This is the transposed convolution of ``g`` with ``w``: each output gradient is spread, through
-    every kernel tap, back to the input pixel the tap read (col2im of ``w^T @ g``).
+    every kernel tap, back to the input pixel the tap read. The ways (:func:`scatter_strategy`):
+
+    * ``"conv"`` (2-d, no dilation or no stride): one forward convolution of ``g`` with the
+      phases of the flipped kernel stacked as output channels, then a pixel shuffle
+      (:func:`_tconv2d_conv`);
+    * ``"gemm"``: per group, ``w^T @ g`` gives every tap's contribution (the columns), then
+      :func:`col2im` adds them in place with one strided slice per tap;
+    * ``"direct"`` (one ``g`` channel per group, e.g. depthwise): no product to speak of, so each
+      tap is one broadcast multiply-add of ``g`` by the tap's weights into its strided slice; in
+      2-d without dilation, ``"toeplitz"``: one batched banded product (:func:`_tconv2d_toeplitz`).
+
+    ``strategy`` forces one of :data:`SCATTER_STRATEGIES` (tests, benchmarks).
     """
     n = g.shape[0]
     o, cg = w.shape[:2]
     kernel = tuple(w.shape[2:])
     og = o // groups
-    blocks = g.shape[2:]
+    blocks = tuple(g.shape[2:])
     length = int(np.prod(blocks, dtype=np.int64))
     k = int(np.prod(kernel, dtype=np.int64))
+    if strategy is None:
+        strategy = scatter_strategy(og, len(kernel), dilation, stride)
+    if strategy == "toeplitz" and og == 1 and len(kernel) == 2 and tuple(dilation) == (1, 1):
+        return _tconv2d_toeplitz(g, w, in_sizes, stride, padding)
+    if strategy in ("direct", "toeplitz") and og == 1:
+        return _scatter_direct(g, w, in_sizes, stride, padding, dilation, groups, acc)
+    if strategy == "conv" and all(d == 1 for d in dilation):
+        if len(kernel) == 2:
+            return _tconv2d_conv(g, w, in_sizes, stride, padding, dilation, groups)
+        return _tconv_nd_conv(g, w, in_sizes, stride, padding, groups)
+    if strategy == "conv" and len(kernel) == 2 and all(s == 1 for s in stride):
+        return _tconv2d_conv(g, w, in_sizes, stride, padding, dilation, groups)
     out = np.empty((n, groups * cg, *in_sizes), dtype=g.dtype)
     for gi in range(groups):
         wg = w[gi * og : (gi + 1) * og].reshape(og, cg * k)
@@ -697,19 +743,194 @@ def conv_input_grad_nd(g, w, in_sizes, stride, padding, dilation, groups, acc=No
     return out
 
 
+SCATTER_STRATEGIES = ("gemm", "direct", "toeplitz", "conv")
+
+
+def scatter_strategy(c_in_g: int, nd: int = 2, dilation=(1, 1), stride=(1, 1)) -> str:
+    """How :func:`conv_input_grad_nd` runs: with one input channel per group (its columns would be
+    outer products) ``"toeplitz"`` (2-d, no dilation) or ``"direct"``; else in 2-d without
+    dilation (or stride) ``"conv"`` (a forward convolution of the stacked phases), else
+    ``"gemm"`` (columns, then col2im)."""
+    no_dilation = all(d == 1 for d in dilation)
+    if c_in_g == 1:
+        return "toeplitz" if nd == 2 and no_dilation else "direct"
+    if no_dilation or (nd == 2 and all(s == 1 for s in stride)):
+        return "conv"
+    return "gemm"
+
+
+def _tconv2d_toeplitz(g, w, in_sizes, stride, padding):
+    """2-d transposed convolution (dilation 1) with one input channel per group (depthwise), as
+    one batched Toeplitz product whose columns are already the interleaved output pixels.
+
+    The outputs ``r = rho + s*q`` of a phase ``rho`` only see the taps ``a = rho + s*j``:
+    ``out[rho + s*q] = sum_j g[q - j] * w[rho + s*j]``, a stride-1 correlation of ``g``
+    (zero-padded by ``ka - 1``, ``ka = ceil(kH/sh)``) with the phase's flipped sub-kernel. Per
+    output row ``q`` and block of ``B`` columns, the rows of ``g`` it reads (``ka`` segments of
+    ``span = B + kb - 1``) times a band of shape ``(ka*span, m*sh*B*sw)`` give all ``sh*sw``
+    phases of ``m`` output channels at once, in (channel, phase row, column, phase column) order.
+    """
+    n, c, hi, wi = g.shape
+    _, m, kh, kw = w.shape
+    sh, sw = stride
+    ka, kb = -(-kh // sh), -(-kw // sw)
+    full = _scatter_full(in_sizes, padding, (hi, wi), (kh, kw), stride, (1, 1))
+    qh, qw = -(-full[0] // sh), -(-full[1] // sw)
+    nb, blk = _toeplitz_blocks(qw)
+    span = blk + kb - 1
+    gp = np.zeros((n, c, qh + ka - 1, nb * blk + kb - 1), dtype=g.dtype)
+    gp[:, :, ka - 1 : ka - 1 + min(hi, qh), kb - 1 : kb - 1 + min(wi, nb * blk)] = g[
+        :, :, :qh, : nb * blk
+    ]
+    # the kernel zero-extended to ka*sh x kb*sw, split into phases, each sub-kernel flipped
+    wz = np.zeros((c, m, ka * sh, kb * sw), dtype=w.dtype)
+    wz[..., :kh, :kw] = w
+    wf = wz.reshape(c, m, ka, sh, kb, sw)[:, :, ::-1, :, ::-1, :]  # [c, m, j, rho, j', sig]
+    band = np.zeros((c, ka, span, m, sh, blk, sw), dtype=g.dtype)
+    u = np.arange(blk)
+    for j in range(ka):
+        for jj in range(kb):
+            band[:, j, u + jj, :, :, u, :] = wf[None, :, :, j, :, jj, :]
+    band = band.reshape(c, ka * span, m * sh * blk * sw)
+    s0, s1, s2, s3 = gp.strides
+    rows = as_strided(
+        gp, shape=(n, c, qh, nb, ka, span), strides=(s0, s1, s2, s3 * blk, s2, s3)
+    ).reshape(n, c, qh * nb, ka * span)
+    res = np.matmul(rows, band).reshape(n, c, qh, nb, m, sh, blk * sw)
+    if nb > 1 or m > 1:
+        res = np.ascontiguousarray(res.transpose(0, 1, 4, 2, 5, 3, 6))
+    res = res.reshape(n, c * m, qh * sh, nb * blk * sw)
+    ph, pw = padding
+    oh, ow = in_sizes
+    out = np.empty((n, c * m, oh, ow), dtype=g.dtype)
+    out[...] = res[:, :, ph : ph + oh, pw : pw + ow]
+    return out
+
+
+def _tconv2d_conv(g, w, in_sizes, stride, padding, dilation, groups):
+    """2-d transposed convolution (dilation 1, or stride 1) as one stride-1 forward
+    :func:`conv2d` with ``sh*sw`` times the output channels, then a pixel shuffle.
+
+    The outputs ``r = rho + s*q`` of a phase ``rho`` only see the taps ``a = rho + s*j``:
+    ``out[rho + s*q] = sum_j g[q - j] * w[rho + s*j]``, a correlation of ``g`` (zero-padded by
+    ``ka - 1``, ``ka = ceil(kH/sh)``) with the phase's flipped sub-kernel (zero taps where the
+    kernel ends), in/out channels of each group swapped. Stacked as extra output channels, the
+    phases are one convolution (its fastest strategy); they are then interleaved and cropped.
+    """
+    n, o, hi, wi = g.shape
+    _, cg, kh, kw = w.shape
+    og = o // groups
+    sh, sw = stride
+    dh, dw = dilation
+    ph, pw = padding
+    oh, ow = in_sizes
+    if (sh, sw) == (1, 1):  # one phase: the flipped kernel, padded to give exactly the output
+        top, left = dh * (kh - 1) - ph, dw * (kw - 1) - pw
+        bottom, right = oh - hi - top + dh * (kh - 1), ow - wi - left + dw * (kw - 1)
+        if min(top, left, bottom, right) >= 0:
+            wc = w.reshape(groups, og, cg, kh, kw)[..., ::-1, ::-1].transpose(0, 2, 1, 3, 4)
+            wc = np.ascontiguousarray(wc).reshape(groups * cg, og, kh, kw)
+            return conv2d(g, wc, None, (1, 1), (top, bottom, left, right), (dh, dw), groups)
+    ka, kb = -(-kh // sh), -(-kw // sw)
+    full = _scatter_full(in_sizes, padding, (hi, wi), (kh, kw), stride, dilation)
+    qh, qw = -(-full[0] // sh), -(-full[1] // sw)
+    wz = np.zeros((groups, og, cg, ka * sh, kb * sw), dtype=w.dtype)
+    wz[..., :kh, :kw] = w.reshape(groups, og, cg, kh, kw)
+    wc = wz.reshape(groups, og, cg, ka, sh, kb, sw)[:, :, :, ::-1, :, ::-1, :]
+    wc = np.ascontiguousarray(wc.transpose(0, 2, 4, 6, 1, 3, 5))
+    wc = wc.reshape(groups * cg * sh * sw, og, ka, kb)
+    pads = (dh * (ka - 1), max(0, qh - hi), dw * (kb - 1), max(0, qw - wi))
+    res = conv2d(g, wc, None, (1, 1), pads, (dh, dw), groups)[:, :, :qh, :qw]
+    if sh * sw > 1:
+        res = res.reshape(n, groups * cg, sh, sw, qh, qw).transpose(0, 1, 4, 2, 5, 3)
+        res = res.reshape(n, groups * cg, qh * sh, qw * sw)
+    out = np.empty((n, groups * cg, oh, ow), dtype=g.dtype)
+    out[...] = res[:, :, ph : ph + oh, pw : pw + ow]
+    return out
+
+
+def _tconv_nd_conv(g, w, in_sizes, stride, padding, groups):
+    """:func:`_tconv2d_conv` in any number of dims (dilation 1), through :func:`conv_nd`: the
+    phases of the flipped kernel stacked as output channels of one stride-1 convolution of ``g``
+    (zero-padded by ``ka - 1`` before, as needed after), then interleaved and cropped."""
+    n, o, *ins = g.shape
+    _, cg, *kernel = w.shape
+    nd = len(kernel)
+    og = o // groups
+    ka = [-(-k // s) for k, s in zip(kernel, stride)]
+    full = _scatter_full(in_sizes, padding, ins, kernel, stride, [1] * nd)
+    q = [-(-f // s) for f, s in zip(full, stride)]
+    wz = np.zeros((groups, og, cg, *(a * s for a, s in zip(ka, stride))), dtype=w.dtype)
+    wz[(Ellipsis, *(slice(0, k) for k in kernel))] = w.reshape(groups, og, cg, *kernel)
+    split = [d for a, s in zip(ka, stride) for d in (a, s)]  # (ka0, s0, ka1, s1, ...)
+    wc = wz.reshape(groups, og, cg, *split)[
+        (slice(None),) * 3 + tuple(slice(None, None, -1) if i % 2 == 0 else slice(None) for i in range(2 * nd))
+    ]  # fmt: skip
+    perm = (0, 2, *range(4, 3 + 2 * nd, 2), 1, *range(3, 3 + 2 * nd, 2))
+    phases = int(np.prod(stride))
+    wc = np.ascontiguousarray(wc.transpose(perm)).reshape(groups * cg * phases, og, *ka)
+    gp = np.zeros((n, o, *(qi + a - 1 for qi, a in zip(q, ka))), dtype=g.dtype)
+    gp[(slice(None), slice(None), *(slice(a - 1, a - 1 + min(i, qi)) for a, i, qi in zip(ka, ins, q)))] = g[
+        (slice(None), slice(None), *(slice(0, qi) for qi in q))
+    ]  # fmt: skip
+    res = conv_nd(gp, wc, [1] * nd, [0] * nd, [1] * nd, groups)  # (n, G*cg*phases, *q)
+    res = res.reshape(n, groups * cg, *stride, *q)
+    inter = [d for i in range(nd) for d in (2 + nd + i, 2 + i)]  # q0, s0, q1, s1, ...
+    res = res.transpose(0, 1, *inter).reshape(n, groups * cg, *(qi * s for qi, s in zip(q, stride)))
+    crop = tuple(slice(p, p + sz) for p, sz in zip(padding, in_sizes))
+    return np.ascontiguousarray(res[(slice(None), slice(None), *crop)])
+
+
+def _scatter_direct(g, w, in_sizes, stride, padding, dilation, groups, acc=None):
+    """Transposed convolution with one ``g`` channel per group: per tap, ``g * w[tap]`` added
+    into the tap's strided slice of the padded output (taps in order)."""
+    n = g.shape[0]
+    o, cg = w.shape[:2]  # o == groups here
+    kernel = tuple(w.shape[2:])
+    nd = len(kernel)
+    blocks = tuple(g.shape[2:])
+    acc = np.dtype(g.dtype if acc is None else acc)
+    full = _scatter_full(in_sizes, padding, blocks, kernel, stride, dilation)
+    buf = np.zeros((n, o, cg, *full), dtype=acc)
+    g5 = g.reshape(n, o, 1, *blocks)
+    wt = w.reshape(o, cg, -1).astype(acc, copy=False)
+    tmp = np.empty((n, o, cg, *blocks), dtype=acc)
+    ones = (1,) * nd
+    for t, tap in enumerate(np.ndindex(*kernel)):
+        np.multiply(g5, wt[:, :, t].reshape(1, o, cg, *ones), out=tmp)
+        buf[(Ellipsis, *_tap_slices(tap, dilation, blocks, stride))] += tmp
+    crop = tuple(slice(p, p + s) for p, s in zip(padding, in_sizes))
+    out = buf.reshape(n, o * cg, *full)[(slice(None), slice(None), *crop)]
+    return out.astype(g.dtype, copy=False)
+
+
 def conv_weight_grad_nd(g, x, w_shape, stride, padding, dilation, groups) -> np.ndarray:
-    """The gradient of :func:`conv_nd` in its weight: ``g`` (N, O, *blocks) and ``x``."""
+    """The gradient of :func:`conv_nd` in its weight: ``g`` (N, O, *blocks) and ``x``.
+
+    ``gw[group] = g[group] @ cols[group]^T``: the windows of a chunk of images (a copy, at most
+    :data:`CHUNK_BYTES`) as (groups, C/groups*K, images*L), multiplied by the output gradient
+    (groups, O/groups, images*L) in one batched product, summed over the chunks.
+    """
     n = x.shape[0]
     o, cg = w_shape[:2]
     kernel = tuple(w_shape[2:])
+    nd = len(kernel)
     og = o // groups
-    blocks = g.shape[2:]
+    blocks = tuple(g.shape[2:])
     length = int(np.prod(blocks, dtype=np.int64))
-    gw = np.empty(w_shape, dtype=g.dtype)
-    cols = windows_nd(zero_pad_nd(x, padding), kernel, stride, dilation, blocks)
-    for gi in range(groups):
-        gg = np.moveaxis(g[:, gi * og : (gi + 1) * og].reshape(n, og, length), 0, 1)
-        gw[gi * og : (gi + 1) * og] = (
-            gg.reshape(og, n * length) @ _group_cols(cols, gi, cg).T
-        ).reshape(og, cg, *kernel)
-    return gw
+    k = cg * int(np.prod(kernel, dtype=np.int64))
+    gw = np.zeros((groups, og, k), dtype=g.dtype)
+    if gw.size == 0 or n * length == 0:
+        return gw.reshape(w_shape)
+    win = windows_nd(zero_pad_nd(x, padding), kernel, stride, dilation, blocks)
+    # (N, C, *kernel, *blocks) -> (groups, cg, *kernel, N, *blocks)
+    win = win.reshape(n, groups, cg, *kernel, *blocks)
+    perm = (1, 2, *range(3, 3 + nd), 0, *range(3 + nd, 3 + 2 * nd))
+    gg = g.reshape(n, groups, og, length)
+    chunk = _batch_chunk(n, k * groups * length * x.itemsize)
+    for n0 in range(0, n, chunk):
+        n1 = min(n, n0 + chunk)
+        cols = win[n0:n1].transpose(perm).reshape(groups, k, (n1 - n0) * length)
+        gc = gg[n0:n1].transpose(1, 2, 0, 3).reshape(groups, og, (n1 - n0) * length)
+        gw += np.matmul(gc, cols.transpose(0, 2, 1))
+    return gw.reshape(w_shape)

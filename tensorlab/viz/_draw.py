@@ -77,8 +77,12 @@ def group_color(k: int) -> str:
 
 
 def new_figure(width: float, height: float, dpi: float = FIGURE_DPI) -> Figure:
-    """A ``Figure`` with an Agg canvas, made without pyplot (no global state, nothing shown)."""
-    fig = Figure(figsize=(width, height), dpi=dpi)
+    """A ``Figure`` with an Agg canvas, made without pyplot (no global state, nothing shown).
+
+    Its background is opaque white whatever the rc settings: the diagrams' dark text and colours
+    stay legible under a dark notebook theme (the picture never shows the theme through it).
+    """
+    fig = Figure(figsize=(width, height), dpi=dpi, facecolor="white", edgecolor="white")
     FigureCanvasAgg(fig)
     return fig
 

@@ -8,8 +8,10 @@ words), ``.widget`` (the whole thing) and displays itself in a notebook::
     ConvExplorer()
 
 With ``%matplotlib widget`` (ipympl installed) the figure is ipympl's live canvas; otherwise it is
-shown as a PNG image that is re-rendered after each change (works with the inline backend).
-A configuration that makes no sense shows its error in the widget; nothing raises.
+shown as a PNG image (``<img>`` whose ``alt`` is the status line) re-rendered after each change
+(works with the inline backend). A configuration that makes no sense shows its error in the
+widget; nothing raises. Every control works from the keyboard (Tab, arrows, Space); ConvExplorer
+and ArithExplorer have a Play control that walks the window over the output.
 """
 
 from ._base import Explorer, FigureView

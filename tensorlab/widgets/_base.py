@@ -6,13 +6,20 @@ updates the scene's artists, and puts the figure on screen:
 
 - with the ipympl backend (``%matplotlib widget``), the figure's own interactive canvas, redrawn
   with ``draw_idle``;
-- otherwise (the inline backend, or no notebook at all), an ``ipywidgets.Image`` holding a PNG of
-  the Agg canvas, re-encoded after each change. This needs no extra package and does not
-  flicker, unlike clearing and re-displaying an ``Output``.
+- otherwise (the inline backend, or no notebook at all), a PNG of the Agg canvas, re-encoded after
+  each change, shown as ``<img alt="...">`` in an ``ipywidgets.HTML`` (``ipywidgets.Image`` has no
+  ``alt``): the alt text is the status line's description, so a screen reader reads what the
+  picture shows. This needs no extra package and does not flicker, unlike clearing and
+  re-displaying an ``Output``.
+
+Every control is reachable with Tab and changed with the keyboard (sliders and dropdowns with the
+arrow keys, buttons with Space or Enter); explorers with an output position also have a Play
+control that walks the window over every output cell.
 """
 
 from __future__ import annotations
 
+import base64
 import html
 import struct
 import time
@@ -22,7 +29,24 @@ from contextlib import contextmanager
 import ipywidgets as widgets
 import numpy as np
 
-ERROR_STYLE = "color:#b00020;font-weight:bold"
+# theme-aware (JupyterLab's error colour, legible on its light and dark themes), else a dark red
+ERROR_STYLE = "color:var(--jp-error-color1,#b00020);font-weight:bold"
+FIGURE_CLASS = "tensorlab-figure"  # the HTML widget holding the picture (tests find it by this)
+EXPLORER_CLASS = "tensorlab-explorer"  # the explorer's outer box
+PLAY_INTERVAL_MS = 500  # one output cell per half second, like conv_arithmetic's animations
+# Keyboard use inside a notebook: JupyterLab's command-mode shortcuts (ArrowUp/Down move between
+# cells, "a" inserts one, "x" cuts one...) fire on any focused element that is not a text box, so
+# a focused dropdown never sees its arrow keys and a stray letter edits the notebook. Lumino skips
+# shortcuts for an element marked ``data-lm-suppress-shortcuts``; ipywidgets cannot set an
+# attribute, so the picture's ``onload`` marks the explorer's controls (each picture: idempotent)
+# and names the Play control's icon-only buttons for screen readers.
+_ONLOAD = (
+    f"var r=this.closest('.{EXPLORER_CLASS}');if(r){{"
+    "r.querySelectorAll('select,button,input,textarea,.noUi-handle,[contenteditable]')"
+    ".forEach(function(c){c.setAttribute('data-lm-suppress-shortcuts','true')});"
+    "r.querySelectorAll('.widget-play button').forEach(function(b,i){"
+    "b.setAttribute('aria-label',['play or pause','stop','repeat'][i]||'')})}"
+)
 
 
 def _ipympl_active() -> bool:
@@ -64,11 +88,23 @@ def encode_png(canvas) -> bytes:
     )
 
 
+def figure_html(png: bytes, alt: str, width: int, height: int) -> str:
+    """``<img alt=...>`` showing ``png`` inline (a ``data:`` URL), its size fixed (no reflow)."""
+    src = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+    return (
+        f'<img class="{FIGURE_CLASS}-img" alt="{html.escape(alt, quote=True)}" '
+        f'width="{width}" height="{height}" style="max-width:100%;height:auto" '
+        f'onload="{_ONLOAD}" src="{src}">'
+    )
+
+
 class FigureView:
     """Puts one figure on screen and refreshes it: ipympl's canvas if active, else a PNG image.
 
     ``mode``: ``"auto"`` (ipympl when it is the active backend, else PNG), ``"ipympl"``,
-    ``"png"``, or ``"agg"`` (draw only, nothing encoded: for scripts and tests).
+    ``"png"``, or ``"agg"`` (draw only, nothing encoded: for scripts and tests). In PNG mode
+    ``widget`` is an ``ipywidgets.HTML`` holding ``<img alt=...>``; ``png`` holds the last bytes
+    and ``alt`` the last text alternative.
     """
 
     def __init__(self, figure, mode: str = "auto"):
@@ -93,14 +129,20 @@ class FigureView:
 
             if not isinstance(figure.canvas, FigureCanvasAgg):
                 FigureCanvasAgg(figure)
-            self.widget = widgets.Image(format="png")
+            self.widget = widgets.HTML()
+            self.widget.add_class(FIGURE_CLASS)
             if mode == "agg":  # draw with Agg but never encode (headless use, tests)
                 self.mode = "agg"
         self.png_bytes = 0
+        self.png = b""
+        self.alt = ""
 
-    def render(self) -> None:
-        """Redraw the figure where it is shown."""
+    def render(self, alt: str = "") -> None:
+        """Redraw the figure where it is shown; ``alt`` is its text alternative."""
+        self.alt = alt
         if self.mode == "ipympl":
+            if hasattr(self.widget, "tooltip"):  # a canvas has no alt: its title says it
+                self.widget.tooltip = alt or None
             self.figure.canvas.draw_idle()
             return
         canvas = self.figure.canvas
@@ -108,8 +150,9 @@ class FigureView:
         if self.mode == "agg":
             return
         data = encode_png(canvas)
-        self.png_bytes = len(data)
-        self.widget.value = data
+        self.png, self.png_bytes = data, len(data)
+        w, h = canvas.get_width_height()
+        self.widget.value = figure_html(data, alt, w, h)
 
 
 class Explorer:
@@ -131,6 +174,9 @@ class Explorer:
         self.last_error: str | None = None
         self.timings: list[float] = []
         self._suspended = 0
+        self.play: widgets.Play | None = None
+        self._play_cells: tuple = ()
+        self._play_syncing = False
 
     def _warm(self) -> None:
         """Rasterise the figure's glyphs now (see :func:`tensorlab.viz._draw.warm_glyphs`)."""
@@ -167,6 +213,51 @@ class Explorer:
         for c in controls:
             c.observe(self._on_change, names="value")
 
+    # ------------------------------------------------------------------ play
+    def _make_play(self, row, col) -> widgets.Play:
+        """A Play control walking the output position (``row``, ``col`` sliders) over every output
+        cell, row by row, like the convolution-arithmetic animations. Keyboard: Tab to its
+        buttons, Space to start or pause."""
+        self._play_cells = (row, col)
+        self.play = widgets.Play(
+            value=0,
+            min=0,
+            max=1,
+            step=1,
+            interval=PLAY_INTERVAL_MS,
+            repeat=True,
+            description="animate",
+            tooltip="play: move the window over every output cell",
+        )
+        self.play.observe(self._play_moved, names="value")
+        return self.play
+
+    def _sync_play(self) -> None:
+        """Fit the Play control to the output size and put it on the current cell (no redraw)."""
+        if self.play is None:
+            return
+        row, col = self._play_cells
+        ncols = col.max - col.min + 1
+        cells = (row.max - row.min + 1) * ncols
+        self._play_syncing = True
+        try:
+            self.play.max = max(cells - 1, 1)
+            self.play.value = (row.value - row.min) * ncols + (col.value - col.min)
+            self.play.disabled = bool(row.disabled or col.disabled)
+            if self.play.disabled:
+                self.play.playing = False
+        finally:
+            self._play_syncing = False
+
+    def _play_moved(self, change) -> None:
+        if self._play_syncing or self._suspended:
+            return
+        row, col = self._play_cells
+        r, c = divmod(int(change["new"]), col.max - col.min + 1)
+        with self.hold():
+            row.value = min(row.min + r, row.max)
+            col.value = col.min + c
+
     def _model(self):  # pragma: no cover - subclasses implement
         raise NotImplementedError
 
@@ -179,6 +270,7 @@ class Explorer:
         try:
             with self._quiet():
                 self._before_model()
+                self._sync_play()
             model = self._model()
             self.scene.update(model)
         except Exception as e:  # noqa: BLE001 - a bad configuration is a message, not a crash
@@ -192,13 +284,15 @@ class Explorer:
                     f'<span style="{ERROR_STYLE}">{html.escape(self.last_error)}</span>'
                 )
             self.status.value = html.escape(self.describe_settings()) + " — <i>not drawn</i>"
+            alt = f"{self.describe_settings()} — not drawn: {self.last_error}"
         else:
             self.model = model
             self.last_error = None
             self.message.value = self._note(model)
-            self.status.value = html.escape(self._status(model))
+            alt = self._status(model)
+            self.status.value = html.escape(alt)
         try:
-            self.view.render()
+            self.view.render(alt=alt)
         except Exception as e:  # noqa: BLE001
             self.last_error = f"{type(e).__name__} while drawing: {e}"
             self.message.value = (
@@ -230,6 +324,7 @@ class Explorer:
             self._widget = widgets.VBox(
                 [*self._control_rows(), self.view.widget, self.status, self.message]
             )
+            self._widget.add_class(EXPLORER_CLASS)
         return self._widget
 
     def _control_rows(self) -> list:  # pragma: no cover - subclasses implement

@@ -21,7 +21,8 @@ OPERATIONS = ("conv2d", "conv_transpose2d")
 class ArithExplorer(Explorer):
     """Controls: a preset (the guide's animations: no padding/strides, half, full padding, strided,
     dilated, transposed), input size, kernel size, padding, stride, dilation, ``conv2d`` or
-    ``conv_transpose2d``, ``output_padding``, and the output cell (row, column).
+    ``conv_transpose2d``, ``output_padding``, and the output cell (row, column), which a Play
+    control walks over the whole output, as the guide's GIFs do.
 
     ``ArithExplorer("full padding")`` starts on a preset; an impossible layer shows PyTorch's error
     in the picture.
@@ -54,6 +55,7 @@ class ArithExplorer(Explorer):
         self.col = widgets.IntSlider(value=0, min=0, max=0, description="out col")
         for c in (self.size, self.padding, self.stride, self.output_padding, self.row, self.col):
             c.style.description_width = "initial"
+        self._make_play(self.row, self.col)
         self.preset.observe(self._preset_changed, names="value")
         self._layer = (
             self.operation,
@@ -82,6 +84,7 @@ class ArithExplorer(Explorer):
             "output_padding": self.output_padding,
             "row": self.row,
             "col": self.col,
+            "play": self.play,
         }
 
     def _control_rows(self) -> list:
@@ -89,7 +92,7 @@ class ArithExplorer(Explorer):
             widgets.HBox([self.preset, self.operation]),
             widgets.HBox([self.size, self.kernel, self.padding]),
             widgets.HBox([self.stride, self.dilation, self.output_padding]),
-            widgets.HBox([self.row, self.col]),
+            widgets.HBox([self.row, self.col, self.play]),
         ]
 
     def _preset_changed(self, change) -> None:

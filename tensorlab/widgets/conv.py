@@ -37,7 +37,8 @@ def kernel_to_text(k: np.ndarray) -> str:
 
 class ConvExplorer(Explorer):
     """Controls: image and kernel presets (or a typed kernel), padding amount and mode, stride,
-    dilation, output position, cross-correlation vs convolution.
+    dilation, output position (and a Play control that walks it over the output),
+    cross-correlation vs convolution.
 
     ``ConvExplorer()`` starts on the lecture's step image and [-1, 0, 1] kernel; pass ``image``
     (a 2-D array or tensor) and/or ``kernel`` to start elsewhere, and any of ``padding``,
@@ -93,6 +94,7 @@ class ConvExplorer(Explorer):
         self.col = widgets.IntSlider(value=0, min=0, max=5, description="out col")
         self.operation = widgets.ToggleButtons(options=list(OPERATIONS), value=operation)
         self.operation.style.button_width = "130px"
+        self._make_play(self.row, self.col)
 
         self.kernel.observe(self._kernel_preset_changed, names="value")
         self.kernel_text.observe(self._kernel_typed, names="value")
@@ -122,6 +124,7 @@ class ConvExplorer(Explorer):
             "row": self.row,
             "col": self.col,
             "operation": self.operation,
+            "play": self.play,
         }
 
     def _control_rows(self) -> list:
@@ -129,7 +132,8 @@ class ConvExplorer(Explorer):
             widgets.HBox([self.image, self.kernel]),
             widgets.HBox([self.kernel_text]),
             widgets.HBox([self.padding, self.padding_mode, self.operation]),
-            widgets.HBox([self.stride, self.dilation, self.row, self.col]),
+            widgets.HBox([self.stride, self.dilation]),
+            widgets.HBox([self.row, self.col, self.play]),
         ]
 
     def _kernel_preset_changed(self, change) -> None:

@@ -14,6 +14,10 @@ import sys
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 sys.path.insert(0, os.path.dirname(__file__))
+import _bench  # noqa: E402
+
+_bench.setup()  # --threads N (default 1) for numpy, before it loads
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
 import bench_widgets as bw  # noqa: E402
@@ -22,6 +26,8 @@ from tensorlab.widgets import ArithExplorer  # noqa: E402
 
 
 def main():
+    print(_bench.banner())
+    load = _bench.LoadGuard()
     e = ArithExplorer()
     cold = bw.run(e, "png")
     warm = bw.run(e, "png")
@@ -39,7 +45,7 @@ def main():
     print(
         "target (median < 50 ms, worst < 150 ms):", "met" if med < 50 and worst < 150 else "NOT met"
     )
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(f"load average {load.stop().before:.2f} before, {load.after:.2f} after")
 
 
 if __name__ == "__main__":

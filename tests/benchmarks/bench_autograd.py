@@ -1,24 +1,29 @@
 """Benchmark: what autograd costs.
 
-Run: ``python tests/benchmarks/bench_autograd.py [--rounds 7]``.
+Run: ``python tests/benchmarks/bench_autograd.py [--threads 1] [--rounds 15]``.
 
 1. The fast path: the grad-mode check every differentiable op makes (measured on a decorated
    no-op) against the time of small ops that do not require grad; view and in-place methods
    against their undecorated selves (``__wrapped__``). Target: the check costs <= 10%.
 2. Recording and backward: a small conv training step (forward, ``backward()``, SGD step) and a
-   larger conv backward, tensorlab against torch 2.13 (2 threads), interleaved round by round and
-   timed by their best round. Printed: tensorlab/torch (informative; the backward formulas are
-   plain numpy).
+   larger conv backward, tensorlab against torch 2.13 (one thread each unless ``--threads N``),
+   each library timed in its own block by :mod:`_bench` (best and median of >= 15 rounds; the
+   loss after the steps checked against torch's). Printed: tensorlab/torch, withheld when the
+   load average moved by more than 0.5.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _bench  # noqa: E402
+
+_bench.setup()
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -27,14 +32,8 @@ import tensorlab.nn.functional as F  # noqa: E402
 
 
 def best_of(fn, rounds: int, number: int) -> float:
-    """Best time per call, in microseconds."""
-    best = float("inf")
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best * 1e6
+    """Best time per call, in microseconds (one block of >= 15 rounds)."""
+    return _bench.measure(fn, rounds, number=number).best * 1e6
 
 
 def fast_path(rounds: int) -> None:
@@ -47,8 +46,8 @@ def fast_path(rounds: int) -> None:
         return a
 
     recorded_noop = differentiable(lambda *args, **kwargs: None)(noop)
-    overhead = best_of(lambda: recorded_noop(x, y), rounds, 20000) - best_of(
-        lambda: noop(x, y), rounds, 20000
+    overhead = best_of(lambda: recorded_noop(x, y), rounds, 5000) - best_of(
+        lambda: noop(x, y), rounds, 5000
     )
     print(f"autograd check on a two-tensor op that records nothing: {overhead:.2f} us per call")
     cases = [
@@ -58,19 +57,28 @@ def fast_path(rounds: int) -> None:
         ("sum dim", lambda: x.sum(0), None),
         ("mm", lambda: tl.mm(x, y), None),
         ("conv2d 8x8", lambda: F.conv2d(img, w), None),
-        ("view", lambda: x.view(9), lambda: tl.Tensor.view.__wrapped__(x, 9)),
-        ("transpose", lambda: x.t(), lambda: tl.Tensor.t.__wrapped__(x)),
-        ("add_", lambda: x.add_(0), lambda: tl.Tensor.add_.__wrapped__(x, 0)),
     ]
+    for name, method, call in (
+        ("view", "view", lambda f: f(x, 9)),
+        ("transpose", "t", lambda f: f(x)),
+        ("add_", "add_", lambda f: f(x, 0)),
+    ):
+        raw = getattr(getattr(tl.Tensor, method), "__wrapped__", None)
+        if raw is None:  # not decorated (any more): nothing to compare with
+            print(f"  ({name}: Tensor.{method} has no __wrapped__, skipped)")
+            continue
+        cases.append(
+            (name, lambda m=method, c=call: c(getattr(tl.Tensor, m)), lambda r=raw, c=call: c(r))
+        )
     print("ops on 3x3 tensors that do not require grad (microseconds per call):")
     worst = 0.0
     for name, public, raw in cases:
-        t_pub = best_of(public, rounds, 2000)
+        t_pub = best_of(public, rounds, 500)
         if raw is None:  # share of the check in the op's time
             share = overhead / t_pub
             print(f"  {name:12} {t_pub:8.1f}   check {100 * share:4.1f}% of it")
         else:  # view ops and in-place ops: decorated method against the method itself
-            t_raw = best_of(raw, rounds, 2000)
+            t_raw = best_of(raw, rounds, 500)
             share = t_pub / t_raw - 1
             print(f"  {name:12} {t_pub:8.1f}   undecorated {t_raw:6.1f} ({100 * share:+5.1f}%)")
         worst = max(worst, share)
@@ -82,12 +90,14 @@ def training_step(lib, images, targets, model, opt):
     loss = ((model(images) - targets) ** 2).mean()
     loss.backward()
     opt.step()
+    return loss
 
 
 def with_torch(rounds: int) -> None:
     import torch
 
-    torch.set_num_threads(2)
+    _bench.torch_threads(torch)
+    print(_bench.banner(torch))
     rng = np.random.default_rng(0)
     cases = []
     # the lesson's step: 16 images 12x12, Conv2d(1, 1, 3)
@@ -104,27 +114,25 @@ def with_torch(rounds: int) -> None:
             model = lib.nn.Conv2d(w_shape[1], w_shape[0], 3, bias=True)
             with lib.no_grad():
                 model.weight.copy_(lib.tensor(w0))
+                model.bias.zero_()
             opt = lib.optim.SGD(model.parameters(), lr=1e-3)
             setups[lib] = (lib.tensor(x0), lib.tensor(y0), model, opt)
         cases.append((name, setups))
-    print("forward + backward + SGD step, tensorlab vs torch (ms per step, best round)")
+    print("forward + backward + SGD step, tensorlab vs torch (per step, own blocks)")
+    run = _bench.LoadGuard()
     for name, setups in cases:
-        best = {lib: float("inf") for lib in setups}
-        for _ in range(rounds):  # interleaved: a busy machine slows both alike
-            for lib, args in setups.items():
-                t0 = time.perf_counter()
-                for _ in range(5):
-                    training_step(lib, *args)
-                best[lib] = min(best[lib], (time.perf_counter() - t0) / 5 * 1e3)
-        ratio = best[tl] / best[torch]
-        print(
-            f"  {name:18} tensorlab {best[tl]:7.2f}  torch {best[torch]:7.2f}  ratio {ratio:5.1f}"
-        )
+        losses = [training_step(lib, *args).item() for lib, args in setups.items()]
+        np.testing.assert_allclose(losses[0], losses[1], rtol=1e-4, err_msg=name)
+        steps = [
+            lambda lib=lib, args=args: training_step(lib, *args) for lib, args in setups.items()
+        ]
+        _bench.compare(name, steps[0], steps[1], rounds, unit="ms")
+    _bench.summary("autograd", [], run)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=7)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _bench.add_arguments(parser)
     args = parser.parse_args()
     fast_path(args.rounds)
     try:

@@ -1,33 +1,35 @@
 """Benchmark: making tensors (from Python data, by shape, legacy constructors) and a DataLoader
-epoch, tensorlab against torch (2 threads) in the same run.
+epoch, tensorlab against torch in the same run, one thread each unless ``--threads N``.
 
-Run: python tests/benchmarks/bench_creation.py
-Prints the best time per call of each and the ratio tensorlab / torch.
+Run: python tests/benchmarks/bench_creation.py [--threads 1] [--rounds 15]
+Prints the best time per call of each (each library timed in its own block by :mod:`_bench`), the
+ratio tensorlab / torch and the median ratio; ratios are withheld when the load average moved.
 """
 
 from __future__ import annotations
 
-import time
+import argparse
+import sys
+from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _bench  # noqa: E402
 
+_bench.setup()
 
-def best_of(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(repeat):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / repeat)
-    return best
+import numpy as np  # noqa: E402
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _bench.add_arguments(ap)
+    args = ap.parse_args()
     import torch
 
     import tensorlab as tl
 
-    torch.set_num_threads(2)
+    _bench.torch_threads(torch)
+    print(_bench.banner(torch))
     floats = [[float(i * j) for j in range(300)] for i in range(300)]
     ints = list(range(100_000))
     mixed = [[1, 2.5, True], [np.float32(1), 2, 3]] * 50
@@ -50,11 +52,15 @@ def main() -> None:
             pass
 
     cases["DataLoader epoch (1000, bs 64)"] = (epoch, 3)
-    print(f"{'case':<34}{'tensorlab':>12}{'torch':>12}{'ratio':>8}")
+    print(f"  {'case':<30} {'tensorlab':>13} {'torch':>13} {'ratio':>7}")
+    run = _bench.LoadGuard()
+    ratios = []
     for name, (fn, repeat) in cases.items():
-        ours = best_of(lambda fn=fn: fn(tl), repeat)
-        theirs = best_of(lambda fn=fn: fn(torch), repeat)
-        print(f"{name:<34}{ours * 1e6:>10.1f}us{theirs * 1e6:>10.1f}us{ours / theirs:>8.2f}")
+        number = max(1, repeat // 5)
+        r = _bench.compare(name, lambda fn=fn: fn(tl), lambda fn=fn: fn(torch), args.rounds, number)
+        if r is not None:
+            ratios.append(r)
+    _bench.summary("creation", ratios, run)
 
 
 if __name__ == "__main__":

@@ -12,10 +12,19 @@ from __future__ import annotations
 import statistics
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _bench  # noqa: E402
+
+_bench.setup()  # --threads N (default 1) for numpy and torch, before they load
 
 
 def main(quick: bool = False) -> None:
     from IPython.core.interactiveshell import InteractiveShell
+
+    print(_bench.banner())
+    run = _bench.LoadGuard()
 
     ip = InteractiveShell.instance()
     ip.run_cell("import torch", store_history=False)
@@ -50,6 +59,7 @@ def main(quick: bool = False) -> None:
         except RuntimeError as e:
             tensorlab.explain.explain_error(e)
     print(f"explaining a view error: {(time.perf_counter() - t0) / n * 1e3:.2f} ms")
+    _bench.summary("explain", [], run)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,11 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _bench  # noqa: E402
+
+_bench.setup()  # the graded kernels inherit the thread count (default 1)
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
@@ -135,8 +140,11 @@ def main() -> None:
     ap.add_argument(
         "--writes", type=int, default=1000, help="students for the file-writing cost (0: skip)"
     )
+    _bench.add_arguments(ap, rounds=False)
     args = ap.parse_args()
+    print(_bench.banner())
     print(f"load average            : {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    run = _bench.LoadGuard()
     if args.writes:
         write_cost(args.writes)
     modes = ["bwrap", "none"] if args.sandbox == "both" else [args.sandbox]
@@ -152,6 +160,7 @@ def main() -> None:
             f"kernel start + 1 cell   : sandboxed {cost['bwrap']:.2f} s, unconfined {cost['none']:.2f} s"
         )
         print(f"sandbox cost per kernel : {cost['bwrap'] - cost['none']:+.2f} s  (target < 0.2 s)")
+    _bench.summary("grading", [], run)
 
 
 def run_class(args, mode: str, cluster: str | None = None) -> None:

@@ -1,10 +1,11 @@
-"""Benchmark: the indexing family and everyday ops against torch 2.13 (2 threads), same run.
+"""Benchmark: the indexing family and everyday ops against torch 2.13, one thread each unless
+``--threads N``.
 
-Run: ``python tests/benchmarks/bench_indexing.py [--rounds 5]``.
+Run: ``python tests/benchmarks/bench_indexing.py [--threads 1] [--rounds 15]``.
 
-Each op runs forward on a small (64x64) and a larger (512x512) float32 input, tensorlab and torch
-interleaved round by round and timed by their best round; printed: both times and the ratio
-tensorlab/torch (informative: the kernels are numpy). Also the cost of the keyword layer
+Each op runs forward on a small (64x64) and a larger (512x512) float32 input, each library timed
+in its own block by :mod:`_bench` (best and median of >= 15 rounds); printed: both times and the
+ratio tensorlab/torch (informative: the kernels are numpy), withheld when the load average moved. Also the cost of the keyword layer
 (``sum(x, axis=0)`` against ``sum(x, 0)``) and of a gather/scatter forward+backward.
 """
 
@@ -12,10 +13,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _bench  # noqa: E402
+
+_bench.setup()
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -23,13 +28,17 @@ import tensorlab as tl  # noqa: E402
 
 
 def best_of(fn, rounds: int, number: int) -> float:
-    best = float("inf")
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best * 1e6
+    """Best time per call in microseconds (one block of >= 15 rounds)."""
+    return _bench.measure(fn, rounds, number=number).best * 1e6
+
+
+def _check(a, b, name) -> None:
+    """tensorlab's result equals torch's (values, or each of a tuple's)."""
+    if isinstance(a, tuple):
+        for u, v in zip(a, b):
+            _check(u, v, name)
+        return
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-5, err_msg=name)
 
 
 def cases(lib, n: int):
@@ -58,23 +67,24 @@ def cases(lib, n: int):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=5)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _bench.add_arguments(parser)
     rounds = parser.parse_args().rounds
     import torch
 
-    torch.set_num_threads(2)
+    _bench.torch_threads(torch)
+    print(_bench.banner(torch))
+    run = _bench.LoadGuard()
     for n in (64, 512):
         ours, theirs = cases(tl, n), cases(torch, n)
-        number = 200 if n == 64 else 5
-        print(f"\n{n}x{n} float32        tensorlab      torch    ratio")
+        number = 50 if n == 64 else 2
+        print(f"\n{n}x{n} float32                   tensorlab          torch   ratio")
         for name in ours:
-            a = best_of(ours[name], rounds, number)
-            b = best_of(theirs[name], rounds, number)
-            print(f"  {name:<14} {a:9.1f} us {b:9.1f} us {a / b:7.1f}x")
+            _check(ours[name](), theirs[name](), name)
+            _bench.compare(name, ours[name], theirs[name], rounds, number)
     x = tl.randn(8, 8)
-    plain = best_of(lambda: tl.sum(x, 0), rounds, 5000)
-    keyword = best_of(lambda: tl.sum(x, axis=0), rounds, 5000)
+    plain = best_of(lambda: tl.sum(x, 0), rounds, 1000)
+    keyword = best_of(lambda: tl.sum(x, axis=0), rounds, 1000)
     print(f"\nkeyword layer: sum(x, axis=0) {keyword:.1f} us vs sum(x, 0) {plain:.1f} us")
 
     def step(lib):
@@ -82,8 +92,9 @@ def main() -> None:
         i = lib.from_numpy(np.random.default_rng(1).integers(0, 64, size=(64, 16)))
         return lambda: w.gather(1, i).sum().backward()
 
-    a, b = best_of(step(tl), rounds, 50), best_of(step(torch), rounds, 50)
-    print(f"gather forward+backward 64x64: {a:.1f} us vs torch {b:.1f} us ({a / b:.1f}x)")
+    print("gather forward+backward 64x64:")
+    _bench.compare("gather fwd+bwd", step(tl), step(torch), rounds, 20)
+    _bench.summary("indexing", [], run)
 
 
 if __name__ == "__main__":

@@ -1,31 +1,25 @@
 """Benchmark: a LeNet-5 training step, pooling and Linear (forward + backward), tensorlab against
-torch 2.13 (2 threads) in the same run.
+torch 2.13, one thread each unless ``--threads N``.
 
-Run: ``python tests/benchmarks/bench_nn.py [--rounds 10] [--budget 3] [--case NAME]
-[--blas-threads N]``.
+Run: ``python tests/benchmarks/bench_nn.py [--threads 1] [--rounds 15] [--budget 0] [--case NAME]``.
 
-Both run on the same float32 data, interleaved round by round (a busy machine slows them alike),
-for at least ``--rounds`` rounds and ``--budget`` seconds per case; each is timed by its best
-round. Printed: milliseconds and the ratio tensorlab/torch. Target (issue 12): the LeNet training
-step (batch 64 of 1x28x28: forward, cross_entropy, backward, SGD momentum step) <= 3x torch.
-
-``--blas-threads N`` sets ``OPENBLAS_NUM_THREADS`` for numpy (torch keeps its 2 threads). On a
-machine whose cores are all busy (load average above the core count, printed first), OpenBLAS's
-worker threads wait for a core on every small matrix product and numpy's matmuls become many
-times slower than their arithmetic; ``--blas-threads 1`` shows the cost of the arithmetic.
+Both run on the same float32 data; each library is timed in its own block by :mod:`_bench`
+(warm-up, then best and median of >= 15 calls), the load average printed before and after, and a
+ratio printed only when the load moved by at most 0.5. Target (issue 25): the LeNet training step
+(batch 64 of 1x28x28: forward, cross_entropy, backward, SGD momentum step) <= 2x torch. The
+LeNet step's loss is checked against torch's.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-import os
 import sys
-import time
 from pathlib import Path
 
-if "--blas-threads" in sys.argv:  # must be set before numpy loads OpenBLAS
-    os.environ["OPENBLAS_NUM_THREADS"] = sys.argv[sys.argv.index("--blas-threads") + 1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _bench  # noqa: E402
+
+_bench.setup()
 
 import numpy as np  # noqa: E402
 
@@ -63,6 +57,7 @@ def case_lenet_step(lib, torch):
         loss = F.cross_entropy(model(xt), yt)
         loss.backward()
         opt.step()
+        return loss.item()
 
     return step
 
@@ -126,48 +121,47 @@ CASES = {
 }
 
 
-def _time(fn) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
+def _check_lenet(torch) -> None:
+    """The first step's loss and gradients agree with torch's (same weights, same batch)."""
+    losses = []
+    for lib in (tl, torch):
+        step = case_lenet_step(lib, torch)
+        losses.append(float(step()))
+    np.testing.assert_allclose(losses[0], losses[1], rtol=1e-5)
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=10)
-    ap.add_argument("--budget", type=float, default=3.0)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _bench.add_arguments(ap)
+    ap.add_argument("--budget", type=float, default=0.0, help="seconds per library and case")
     ap.add_argument("--case", default=None)
-    ap.add_argument("--blas-threads", default=None, help="OPENBLAS_NUM_THREADS for numpy")
     args = ap.parse_args(argv)
     import torch
 
-    torch.set_num_threads(2)
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(
-        f"cores: {os.cpu_count()}, load average: {load:.1f}, numpy BLAS threads: "
-        f"{os.environ.get('OPENBLAS_NUM_THREADS', 'default')}, torch threads: 2"
-    )
+    _bench.torch_threads(torch)
+    print(_bench.banner(torch))
+    _check_lenet(torch)
+    run = _bench.LoadGuard()
     ratios = []
-    print(f"{'case':24s} {'tensorlab ms':>13s} {'torch ms':>9s} {'ratio':>7s}")
+    print(f"{'case':24s} {'tensorlab ms':>13s} {'torch ms':>9s} {'ratio':>7s} {'median':>7s}")
     for name, make in CASES.items():
         if args.case and args.case not in name:
             continue
         ours, theirs = make(tl, torch), make(torch, torch)
-        ours(), theirs()  # warm up
-        best_o = best_t = math.inf
-        start, rounds = time.perf_counter(), 0
-        while rounds < args.rounds or time.perf_counter() - start < args.budget:
-            best_o = min(best_o, _time(ours))
-            best_t = min(best_t, _time(theirs))
-            rounds += 1
-            if time.perf_counter() - start > 10 * args.budget:
-                break
-        ratio = best_o / best_t
-        ratios.append(ratio)
-        print(f"{name:24s} {best_o * 1e3:13.2f} {best_t * 1e3:9.2f} {ratio:7.2f}")
-    if ratios:
-        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-        print(f"geometric mean ratio: {geo:.2f}")
+        guard = _bench.LoadGuard()
+        t_o = _bench.measure(ours, args.rounds, budget=args.budget)
+        t_t = _bench.measure(theirs, args.rounds, budget=args.budget)
+        guard.stop()
+        med = f"{t_o.median / t_t.median:7.2f}" if guard.ok else "     --"
+        print(
+            f"{name:24s} {t_o.best * 1e3:13.2f} {t_t.best * 1e3:9.2f} "
+            f"{_bench.ratio(t_o, t_t, guard):>7s} {med}"
+        )
+        if guard.ok:
+            ratios.append(t_o.best / t_t.best)
+        else:
+            print(f"    {guard.why()}")
+    _bench.summary("nn", ratios, run, "lenet step <= 2")
     return 0
 
 

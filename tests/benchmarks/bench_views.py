@@ -1,7 +1,8 @@
 """Benchmark: views are O(1) metadata changes; `import tensorlab` is light.
 
-Run: python tests/benchmarks/bench_views.py
-Prints, for a 100 MB float32 tensor, the time of each view op in tensorlab and torch (same run),
+Run: python tests/benchmarks/bench_views.py [--threads 1] [--rounds 15]
+Prints, for a 100 MB float32 tensor, the time of each view op in tensorlab and torch (same run,
+each library in its own block by :mod:`_bench`; ratios withheld when the load average moved),
 the Python-object bytes each allocates (storage stays shared: asserted), and `import tensorlab` time in a fresh
 interpreter with the heavy modules it must not import.
 
@@ -12,36 +13,42 @@ even one window row of the 100 MB tensor would be ~20 kB; a full copy is 100 MB 
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
-import time
 import tracemalloc
+from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _bench  # noqa: E402
+
+_bench.setup()
+
+import numpy as np  # noqa: E402
 
 NO_ALLOC = 16_384  # bytes: Python objects only, no data buffer
 WINDOW_OPS = {"unfold(1,3,1)", "unfold(0,64,32)", "as_strided win", "diagonal()", "storage[...]"}
 
 
-def best_of(fn, repeat=2000):
-    best = float("inf")
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(repeat):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / repeat)
-    return best
+def best_of(fn, rounds=_bench.MIN_ROUNDS, repeat=400):
+    """Best time per call (one block of >= 15 rounds of ``repeat`` calls)."""
+    return _bench.measure(fn, rounds, number=repeat).best
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _bench.add_arguments(ap)
+    rounds = ap.parse_args().rounds
     import tensorlab as tl
 
     try:
         import torch
 
-        torch.set_num_threads(2)
+        _bench.torch_threads(torch)
     except ImportError:
         torch = None
+    print(_bench.banner(torch))
+    run = _bench.LoadGuard()
 
     n = 25_000_000  # 100 MB of float32
     arr = np.zeros(n, dtype=np.float32)
@@ -62,8 +69,10 @@ def main() -> None:
     }
     print(f"{'op':<18}{'tensorlab':>12}{'torch':>12}{'ratio':>8}{'py alloc B':>12}")
     for name, fn in ops.items():
-        ours = best_of(lambda fn=fn: fn(x))
-        theirs = best_of(lambda fn=fn: fn(tx)) if torch else float("nan")
+        guard = _bench.LoadGuard()
+        ours = best_of(lambda fn=fn: fn(x), rounds)
+        theirs = best_of(lambda fn=fn: fn(tx), rounds) if torch else float("nan")
+        ratio = f"{ours / theirs:8.1f}" if guard.stop().ok else "      --"
         tracemalloc.start()
         out = fn(x)
         _, peak = tracemalloc.get_traced_memory()
@@ -72,9 +81,7 @@ def main() -> None:
         assert same, name
         if name in WINDOW_OPS:
             assert peak < NO_ALLOC, f"{name} allocated {peak} bytes"
-        print(
-            f"{name:<18}{ours * 1e6:>10.2f}us{theirs * 1e6:>10.2f}us{ours / theirs:>8.1f}{peak:>12d}"
-        )
+        print(f"{name:<18}{ours * 1e6:>10.2f}us{theirs * 1e6:>10.2f}us{ratio}{peak:>12d}")
 
     code = (
         "import sys, time; t0 = time.perf_counter(); import tensorlab; "
@@ -93,6 +100,7 @@ def main() -> None:
         f"import tensorlab: best {min(times):.3f} s, median {sorted(times)[2]:.3f} s; "
         f"heavy modules imported: {heavy.strip()}"
     )
+    _bench.summary("views", [], run)
 
 
 if __name__ == "__main__":

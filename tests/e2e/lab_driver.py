@@ -32,7 +32,7 @@ RUN_FINISHED = """() => {
     return [...document.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
         .some(e => /Traceback|Error/.test(e.textContent));
 }"""
-# SHA-256 of the bytes an <img> shows (the explorers' PNG, held in a blob: URL).
+# SHA-256 of the bytes an <img> shows (the explorers' PNG, held in a data: URL).
 IMAGE_DIGEST = """async (img) => {
     const buf = await (await fetch(img.src)).arrayBuffer();
     const h = new Uint8Array(await crypto.subtle.digest('SHA-256', buf));
@@ -173,6 +173,7 @@ class WidgetState:
     digest: str
     size: int
     src: str
+    alt: str = ""
 
 
 class ExplorerView:
@@ -180,9 +181,9 @@ class ExplorerView:
 
     def __init__(self, page, cell):
         self.page = page
-        self.root = cell.locator(".jp-OutputArea-output .widget-vbox").first
-        self.img = self.root.locator("img.widget-image").first
-        self.status = self.root.locator("img.widget-image + .widget-html .widget-html-content")
+        self.root = cell.locator(".jp-OutputArea-output .tensorlab-explorer").first
+        self.img = self.root.locator(".tensorlab-figure img").first
+        self.status = self.root.locator(".tensorlab-figure + .widget-html .widget-html-content")
 
     def visible(self) -> bool:
         return self.root.count() > 0 and self.img.count() > 0
@@ -190,7 +191,11 @@ class ExplorerView:
     def state(self) -> WidgetState:
         digest, size = self.img.evaluate(IMAGE_DIGEST)
         return WidgetState(
-            self.status.first.inner_text(), digest, size, self.img.get_attribute("src") or ""
+            self.status.first.inner_text(),
+            digest,
+            size,
+            self.img.get_attribute("src") or "",
+            self.img.get_attribute("alt") or "",
         )
 
     def wait_changed(

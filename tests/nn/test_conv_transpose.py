@@ -390,3 +390,136 @@ def test_lazy_conv_transpose_infers_in_channels(torch, spatial, bias):
         if bias:
             theirs.bias.copy_(torch.from_numpy(ours.bias._np().copy()))
     assert_close(y, theirs(torch.from_numpy(x)))
+
+
+# ---------------------------------------------------------------------------- kernel strategies
+
+
+@st.composite
+def scatter_cases(draw, spatial=2):
+    """Transposed convolutions for the numeric kernels: wide enough for several Toeplitz blocks,
+    one or more input channels per group (the direct/Toeplitz paths need one)."""
+    groups = draw(st.integers(1, 3))
+    cg_in = draw(st.sampled_from([1, 1, 2]))
+    mult = draw(st.integers(1, 3))
+    ks = [draw(st.integers(1, 5)) for _ in range(spatial)]
+    stride = [draw(st.integers(1, 4)) for _ in range(spatial)]
+    dil = [draw(st.sampled_from([1, 1, 2])) for _ in range(spatial)]
+    pad = [draw(st.integers(0, 2)) for _ in range(spatial)]
+    out_pad = [draw(st.integers(0, max(s, d) - 1)) for s, d in zip(stride, dil)]
+    sizes = [draw(st.integers(1, 4))] * (spatial - 1) + [draw(st.integers(1, 40))]
+    return dict(
+        x=(draw(st.integers(1, 3)), groups * cg_in, *sizes),
+        w=(groups * cg_in, mult, *ks),
+        groups=groups,
+        stride=stride,
+        padding=pad,
+        output_padding=out_pad,
+        dilation=dil,
+        seed=draw(st.integers(0, 2**16)),
+    )
+
+
+def _kernel_vs_torch(torch, case, strategy):
+    from tensorlab.nn import _conv_kernels as K
+    from tensorlab.nn._conv_transpose import transposed_out_sizes
+
+    rng = np.random.default_rng(case["seed"])
+    x, w = rng.standard_normal(case["x"]), rng.standard_normal(case["w"])
+    spatial = len(case["x"]) - 2
+    out = transposed_out_sizes(
+        case["x"][2:],
+        case["w"][2:],
+        case["stride"],
+        case["padding"],
+        case["dilation"],
+        case["output_padding"],
+    )
+    assume(all(o > 0 for o in out))
+    fn = getattr(torch.nn.functional, f"conv_transpose{spatial}d")
+    ref = fn(
+        torch.from_numpy(x),
+        torch.from_numpy(w),
+        stride=case["stride"],
+        padding=case["padding"],
+        output_padding=case["output_padding"],
+        groups=case["groups"],
+        dilation=case["dilation"],
+    ).numpy()
+    args = (out, case["stride"], case["padding"], case["dilation"], case["groups"])
+    ours = K.conv_input_grad_nd(x, w, *args, strategy=strategy)
+    np.testing.assert_allclose(ours, ref, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("strategy", ["gemm", "direct", "toeplitz", "conv"])
+@settings(max_examples=40, deadline=None)
+@given(case=scatter_cases())
+def test_every_transposed_kernel_strategy_matches_torch(torch, strategy, case):
+    """Each transposed-convolution kernel forced (direct/Toeplitz fall back to gemm when a group
+    reads several channels; Toeplitz to direct with dilation; conv to gemm with both dilation and
+    stride), in float64, against torch."""
+    _kernel_vs_torch(torch, case, strategy)
+
+
+@pytest.mark.parametrize("spatial", [1, 3])
+@pytest.mark.parametrize("strategy", ["gemm", "direct", "conv"])
+@settings(max_examples=15, deadline=None)
+@given(data=st.data())
+def test_transposed_kernel_strategies_1d_3d(torch, spatial, strategy, data):
+    _kernel_vs_torch(torch, data.draw(scatter_cases(spatial)), strategy)
+
+
+@pytest.mark.parametrize(
+    "xs, ws, kw",
+    [
+        ((8, 64, 28, 28), (64, 64, 3, 3), dict(stride=2, padding=1, output_padding=1)),
+        ((4, 16, 16, 16), (16, 8, 4, 4), dict(stride=2, padding=1)),
+        ((16, 32, 28, 28), (32, 1, 4, 4), dict(stride=2, padding=1, groups=32)),
+        ((1, 1, 128, 128), (1, 1, 3, 3), dict(stride=2, padding=1, output_padding=1)),
+        ((1, 21, 10, 15), (21, 21, 64, 64), dict(stride=32, padding=16)),
+        ((2, 6, 9, 37), (6, 2, 5, 3), dict(stride=(3, 2), padding=(2, 1), groups=6)),
+    ],
+)
+@pytest.mark.parametrize("layout", ["contiguous", "channels_last"])
+def test_transposed_benchmark_suite_values(torch, xs, ws, kw, layout):
+    """The benchmark's transposed cases (and d2l's FCN upsampler), float32, both memory formats."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = (rng.standard_normal(ws) / np.sqrt(np.prod(ws[1:]))).astype(np.float32)
+    xt = strided(x, layout)
+    assert_close(
+        F.conv_transpose2d(xt, tl.from_numpy(w), **kw),
+        torch.nn.functional.conv_transpose2d(to_torch(torch, xt), torch.from_numpy(w), **kw),
+    )
+
+
+@pytest.mark.parametrize(
+    "fn, xs, ws, kw",
+    [
+        ("conv2d", (2, 8, 20, 21), (8, 8, 3, 3), dict(padding=1)),
+        ("conv2d", (3, 3, 18, 17), (5, 3, 5, 5), dict(padding=2)),
+        ("conv2d", (2, 6, 19, 40), (12, 1, 3, 3), dict(groups=6, padding=1)),
+        ("conv2d", (2, 8, 17, 16), (8, 2, 3, 3), dict(groups=4, stride=2, padding=1)),
+        ("conv2d", (1, 4, 24, 23), (4, 4, 3, 3), dict(dilation=2, padding="same")),
+        ("conv_transpose2d", (2, 8, 9, 10), (8, 4, 3, 3), dict(stride=2, padding=1, output_padding=1)),
+        ("conv_transpose2d", (2, 6, 8, 35), (6, 2, 4, 4), dict(stride=2, padding=1, groups=6)),
+        ("conv_transpose2d", (1, 4, 7, 6), (4, 4, 3, 3), dict(stride=3, dilation=2, output_padding=1)),
+        ("conv_transpose2d", (2, 4, 7, 9), (4, 3, 5, 3), dict(stride=1, dilation=(2, 1), padding=2)),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("layout", ["contiguous", "channels_last"])
+def test_conv_gradients_at_benchmark_shapes(torch, fn, xs, ws, kw, layout):
+    """Input and weight gradients through every backward kernel (wide images: several Toeplitz
+    blocks; depthwise, grouped, strided, dilated), float64, against torch."""
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal(xs), rng.standard_normal(ws)
+    xt = strided(x, layout).requires_grad_()
+    wt = tl.tensor(w, requires_grad=True)
+    tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    out = getattr(F, fn)(xt, wt, **kw)
+    ref = getattr(torch.nn.functional, fn)(tx, tw, **kw)
+    g = rng.standard_normal(tuple(ref.shape))
+    out.backward(tl.tensor(g))
+    ref.backward(torch.tensor(g))
+    np.testing.assert_allclose(xt.grad._np(), tx.grad.numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(wt.grad._np(), tw.grad.numpy(), rtol=1e-10, atol=1e-10)

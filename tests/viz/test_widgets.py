@@ -18,6 +18,16 @@ from tensorlab.widgets.axes import dim_range  # noqa: E402
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
+def shown_png(widget) -> bytes:
+    """The PNG bytes the picture's ``<img src="data:image/png;base64,...">`` shows."""
+    import base64
+    import re
+
+    m = re.search(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', widget.value)
+    assert m, widget.value[:200]
+    return base64.b64decode(m.group(1))
+
+
 def needs_functional():
     try:
         from tensorlab.nn import functional as F
@@ -71,7 +81,7 @@ def test_constructible_with_no_arguments(cls):
     assert e.figure is e.scene.figure
     assert e.last_error is None, e.last_error
     assert e.status.value
-    assert bytes(e.view.widget.value).startswith(PNG)  # the inline path: a PNG image widget
+    assert shown_png(e.view.widget).startswith(PNG)  # the inline path: <img> of a PNG
     assert e.widget.children[-3] is e.view.widget
     assert e.controls()
     bundle = e._repr_mimebundle_()
@@ -152,9 +162,9 @@ def test_conv_status_and_lit_cell_follow_the_position():
     assert "output[2, 3] = -9" in e.status.value
     (seg,) = e.scene.out_cell.get_segments()
     assert (seg[:4, 1].mean(), seg[:4, 0].mean()) == (2.0, 3.0)
-    png = e.view.widget.value
+    png = shown_png(e.view.widget)
     e.operation.value = "convolution"
-    assert "output[2, 3] = 9" in e.status.value and bytes(e.view.widget.value) != bytes(png)
+    assert "output[2, 3] = 9" in e.status.value and shown_png(e.view.widget) != png
 
 
 def test_conv_typed_kernel_and_bad_input_become_messages():
@@ -439,10 +449,12 @@ def test_without_ipympl_the_figure_is_a_png_image():
         import ipympl  # noqa: F401
     except ImportError:
         view = FigureView(groups_figure(4, 4, 2), mode="ipympl")  # asked for, not installed
-        assert view.mode == "png" and isinstance(view.widget, ipywidgets.Image)
+        assert view.mode == "png" and isinstance(view.widget, ipywidgets.HTML)
     view = FigureView(groups_figure(4, 4, 2), mode="png")
-    view.render()
-    assert bytes(view.widget.value).startswith(PNG) and view.png_bytes > 1000
+    view.render(alt="four channels in two groups")
+    png = shown_png(view.widget)
+    assert png.startswith(PNG) and view.png_bytes == len(png) > 1000 and view.png == png
+    assert 'alt="four channels in two groups"' in view.widget.value
 
 
 def test_an_exception_inside_the_scene_becomes_a_message(monkeypatch):
