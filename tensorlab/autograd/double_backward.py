@@ -137,7 +137,7 @@ _FROM_RESULT = {
     "reciprocal": lambda g, r: -g * (r * r),
     "exp2": lambda g, r: g * r * _LN2,
     "expm1": lambda g, r: g * (r + 1),
-    "relu": lambda g, r: _where(r._np() > 0, g),
+    "relu": lambda g, r: _where(~(r._np() <= 0), g),  # threshold_backward: NaN passes
 }
 
 
