@@ -5,7 +5,10 @@
 - :mod:`.formulas`: the derivative of each op (``AddBackward0``, ``MulBackward0``...);
 - :mod:`.views`: views and in-place ops in the graph (``CopySlices``, the leaf-view rule);
 - :mod:`.conv`: the derivatives of ``conv1d``/``conv2d`` and ``pad``;
-- :mod:`.api`: ``backward`` and ``grad``.
+- :mod:`.api`: ``backward`` and ``grad``;
+- :mod:`.function`: custom ops (``Function``, ``once_differentiable``);
+- :mod:`.double_backward`: the formulas used by ``create_graph=True``;
+- :mod:`.functional`: ``jacobian``, ``hessian``, ``vjp``, ``jvp``, ``hvp``, ``vhp``.
 
 The tensor side (``requires_grad``, ``grad``, ``grad_fn``, ``is_leaf``, ``backward()``,
 ``detach()``...) lives in ``tensorlab._tensor``.
@@ -13,7 +16,9 @@ The tensor side (``requires_grad``, ``grad``, ``grad_fn``, ``is_leaf``, ``backwa
 
 from __future__ import annotations
 
+from . import function, functional
 from .api import backward, grad
+from .function import Function, once_differentiable
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .graph import Node
 
@@ -31,6 +36,10 @@ def is_anomaly_enabled() -> bool:
 
 
 __all__ = [
+    "Function",
+    "function",
+    "functional",
+    "once_differentiable",
     "Node",
     "backward",
     "enable_grad",

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
 from .graph import accumulator, run_backward
+
+_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using autograd.grad "
+    "when creating the graph to avoid this. If you have to use this function, make sure to reset "
+    "the .grad fields of your parameters to None after use to break the cycle and avoid the leak."
+)
 
 
 def _tensor_class():
@@ -60,16 +68,24 @@ def _roots(outputs, grads) -> list:
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
         node = t.grad_fn if t.grad_fn is not None else accumulator(t)
-        roots.append((node, g))
+        nr = t.__dict__.get("_output_nr")
+        roots.append((node, g, nr[1] if nr is not None and nr[0] is node else 0))
     return roots
 
 
-def _no_create_graph(create_graph: bool) -> None:
-    if create_graph:
-        raise NotImplementedError(
-            "tensorlab's autograd computes first derivatives only: create_graph=True "
-            "(gradients of gradients) is not supported"
-        )
+def _as_tensors(outputs, grads, given) -> list:
+    """The starting gradients as tensors (a ``create_graph`` pass): a gradient the caller gave
+    is used as is (it may require grad itself)."""
+    Tensor = _tensor_class()
+    out = []
+    for t, g, user in zip(outputs, grads, given):
+        if g is None:
+            out.append(None)
+        elif isinstance(user, Tensor):
+            out.append(user if user.dtype is t.dtype else user.to(t.dtype))
+        else:
+            out.append(Tensor._from_array(g, t.dtype))
+    return out
 
 
 def backward(
@@ -81,12 +97,17 @@ def backward(
 ) -> None:
     """Add the gradients of ``tensors`` (weighted by ``grad_tensors``) into the ``.grad`` of
     every leaf they depend on (only those in ``inputs`` if given)."""
-    _no_create_graph(create_graph)
     outputs = _as_tuple(tensors)
     grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(outputs)
     if len(grads) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
-    roots = _roots(outputs, _make_grads(outputs, grads))
+    if retain_graph is None:
+        retain_graph = create_graph
+    made = _make_grads(outputs, grads)
+    if create_graph:
+        made = _as_tensors(outputs, made, grads)
+        warnings.warn(_CYCLE, UserWarning, stacklevel=3)
+    roots = _roots(outputs, made)
     accumulate = True
     capture = None
     if inputs is not None:
@@ -96,7 +117,11 @@ def backward(
         accumulate = {id(t) for t in inputs if t.grad_fn is None}
         capture = {t.grad_fn: i for i, t in enumerate(inputs) if t.grad_fn is not None}
     captured = run_backward(
-        roots, retain_graph=bool(retain_graph), accumulate=accumulate, capture=capture
+        roots,
+        retain_graph=bool(retain_graph),
+        accumulate=accumulate,
+        capture=capture,
+        create_graph=create_graph,
     )
     if capture:  # non-leaf inputs: their .grad is filled as if they retained it
         from .graph import accumulate_into
@@ -117,8 +142,14 @@ def grad(
 ) -> tuple:
     """The gradients of ``outputs`` with respect to ``inputs``, returned (not stored in
     ``.grad``)."""
-    _no_create_graph(create_graph)
     Tensor = _tensor_class()
+    if is_grads_batched:
+        raise NotImplementedError(
+            "tensorlab has no vmap: autograd.grad(..., is_grads_batched=True) is not supported; "
+            "call autograd.grad once per gradient (with retain_graph=True)"
+        )
+    if retain_graph is None:
+        retain_graph = create_graph
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     allow_unused = bool(allow_unused) or materialize_grads
@@ -128,12 +159,19 @@ def grad(
             raise TypeError(f"expected Tensor as element 0 in argument 1, but got {type(t)}")
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    roots = _roots(outputs, _make_grads(outputs, grads))
+    made = _make_grads(outputs, grads)
+    if create_graph:
+        made = _as_tensors(outputs, made, grads)
+    roots = _roots(outputs, made)
     capture = {}
     for i, t in enumerate(inputs):
         capture[t.grad_fn if t.grad_fn is not None else accumulator(t)] = i
     captured = run_backward(
-        roots, retain_graph=bool(retain_graph), accumulate=False, capture=capture
+        roots,
+        retain_graph=bool(retain_graph),
+        accumulate=False,
+        capture=capture,
+        create_graph=create_graph,
     )
     result = []
     for i, t in enumerate(inputs):
@@ -146,6 +184,9 @@ def grad(
                 )
             zeros = Tensor._from_array(np.zeros(t._shape, t.dtype.np), t.dtype)
             result.append(zeros if materialize_grads else None)
+            continue
+        if isinstance(g, Tensor):
+            result.append(g if g.dtype is t.dtype else g.to(t.dtype))
             continue
         result.append(Tensor._from_array(np.asarray(g).astype(t.dtype.np), t.dtype))
     return tuple(result)

@@ -92,7 +92,7 @@ class SavedTensor:
     was already freed by a backward pass.
     """
 
-    __slots__ = ("_tensor", "_array", "_vc", "_version", "_desc", "_node", "_released")
+    __slots__ = ("_tensor", "_array", "_vc", "_version", "_desc", "_node", "_released", "_nr")
 
     def __init__(self, t, node: Node | None = None):
         vc = t._vc
@@ -100,6 +100,7 @@ class SavedTensor:
         self._version = vc[0]
         self._released = False
         self._node = None
+        self._nr = 0  # which output of ``node`` (autograd.Function nodes have several)
         if node is None:
             self._tensor, self._array, self._desc = t, None, None
         else:  # an output of ``node``
@@ -113,6 +114,25 @@ class SavedTensor:
         if self._vc[0] != self._version:
             raise RuntimeError(self._modified_message())
         return self._tensor._np() if self._tensor is not None else self._array
+
+    def unpack_tensor(self):
+        """The saved tensor as a tensor with its history (for formulas that are themselves
+        differentiated): an input is the tensor itself; an output gets its node back as
+        ``grad_fn``, so a second derivative flows through this node again (as in PyTorch)."""
+        arr = self.unpack()
+        if self._tensor is not None:
+            return self._tensor
+        from .. import _dtype as D
+        from .._tensor import Tensor
+
+        t = Tensor._from_array(arr, D.from_numpy_dtype(arr.dtype))
+        t._vc = self._vc
+        node = self._node()
+        if node is not None:
+            t._grad_fn = node
+            if self._nr:
+                t._output_nr = (node, self._nr)
+        return t
 
     def _modified_message(self) -> str:
         if self._tensor is not None:
@@ -147,6 +167,8 @@ class SavedValue:
         if self._released:
             raise RuntimeError(FREED)
         return self._value
+
+    unpack_tensor = unpack
 
     def release(self) -> None:
         self._released, self._value = True, None
@@ -186,6 +208,14 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {hex(id(self))}>"
+
+    def apply_tensor(self, grad) -> tuple:
+        """``backward`` in a ``create_graph=True`` pass: tensors in, tensors out, recorded.
+        Nodes with a differentiable formula get one from :mod:`.double_backward`; the others
+        compute with numpy and give their results a node that refuses a second derivative."""
+        from .double_backward import apply_tensor
+
+        return apply_tensor(self, grad)
 
     def needs_grad(self, i: int) -> bool:
         """Whether input ``i`` wants a gradient (it requires grad)."""
@@ -242,6 +272,9 @@ class AccumulateGrad(Node):
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"  # PyTorch's name() (its class name is shorter)
 
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {hex(id(self))}>"  # as PyTorch prints it
+
     def accumulate(self, grad: np.ndarray) -> None:
         accumulate_into(self.variable, grad)
 
@@ -265,7 +298,8 @@ def gradient_edge(t) -> tuple:
         return (None, 0)
     fn = t.grad_fn
     if fn is not None:
-        return (fn, 0)
+        nr = t.__dict__.get("_output_nr")  # output i of a node with several (autograd.Function)
+        return (fn, nr[1] if nr is not None and nr[0] is fn else 0)
     return (accumulator(t), 0)
 
 
@@ -284,6 +318,12 @@ def accumulate_into(t, grad: np.ndarray) -> None:
     from .. import _layout as L
     from .._tensor import Tensor
 
+    if isinstance(grad, Tensor):  # a create_graph pass: .grad keeps the gradient's graph
+        if t._grad is None:
+            t._grad = grad if grad.requires_grad else grad.detach().clone()
+        else:
+            t._grad = t._grad + grad
+        return
     grad = np.asarray(grad)
     if t._grad is None:
         shape = t._shape
@@ -408,10 +448,26 @@ def sum_to(grad: np.ndarray, shape) -> np.ndarray:
     return out.reshape(shape)
 
 
+def sum_to_tensor(grad, shape):
+    """:func:`sum_to` with recorded tensor ops."""
+    shape = tuple(shape)
+    if tuple(grad._shape) == shape:
+        return grad
+    lead = grad.ndim - len(shape)
+    dims = list(range(lead)) + [
+        lead + i for i, s in enumerate(shape) if s == 1 and grad._shape[lead + i] != 1
+    ]
+    if dims:
+        grad = grad.sum(dims, keepdim=True)
+    return grad.reshape(shape)
+
+
 def _fit(grad, meta, node: Node, index: int) -> np.ndarray:
     """The gradient for an input: its shape (summed if broadcast) and its dtype (PyTorch's
     engine casts each gradient to its input's dtype)."""
     shape, dtype = meta
+    if not isinstance(grad, np.ndarray) and hasattr(grad, "_np"):
+        return _fit_tensor(grad, shape, dtype, node, index)
     grad = np.asarray(grad)
     if grad.shape != tuple(shape):
         try:
@@ -423,6 +479,27 @@ def _fit(grad, meta, node: Node, index: int) -> np.ndarray:
             ) from None
     if grad.dtype != dtype.np:
         grad = grad.astype(dtype.np)
+    return grad
+
+
+def _fit_tensor(grad, shape, dtype, node: Node, index: int):
+    """:func:`_fit` for a tensor gradient (a ``create_graph`` pass): recorded tensor ops."""
+    shape = tuple(shape)
+    if tuple(grad._shape) != shape:
+        try:
+            np.broadcast_shapes(grad._shape, shape)
+            if len(shape) > len(grad._shape) or any(
+                s != 1 and s != g for s, g in zip(shape[::-1], grad._shape[::-1])
+            ):
+                raise ValueError
+        except ValueError:
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                f"{_fmt(grad._shape)} but expected shape compatible with {_fmt(shape)}"
+            ) from None
+        grad = sum_to_tensor(grad, shape)
+    if grad.dtype is not dtype:
+        grad = grad.to(dtype)
     return grad
 
 
@@ -448,49 +525,81 @@ def _dependencies(roots) -> dict:
     return deps
 
 
-def run_backward(roots, *, retain_graph: bool, accumulate: bool = True, capture=None):
-    """Run the graph backward from ``roots`` (a list of ``(node, gradient array)``).
+def _add_grad(buffers: dict, node, nr: int, g) -> None:
+    """Add ``g`` into what ``node`` received (per output for nodes with several outputs)."""
+    n = getattr(node, "_n_outputs", 1)
+    if n == 1:
+        buffers[node] = buffers[node] + g if node in buffers else g
+        return
+    slots = buffers.get(node)
+    if slots is None:
+        slots = buffers[node] = [None] * n
+    slots[nr] = g if slots[nr] is None else slots[nr] + g
+
+
+def run_backward(
+    roots, *, retain_graph: bool, accumulate: bool = True, capture=None, create_graph=False
+):
+    """Run the graph backward from ``roots`` (a list of ``(node, gradient, output_nr)``).
 
     A node runs when every node that feeds it has run (Kahn's algorithm on the reversed graph);
     its gradient is the sum of what it received. With ``accumulate``, AccumulateGrad nodes add
     into their leaf's ``.grad`` (``accumulate`` may also be a set of leaf ids to restrict to).
     ``capture`` maps nodes to keys: the gradient reaching such a node is returned under its key
-    (used by :func:`grad`).
+    (used by :func:`grad`). With ``create_graph`` gradients are tensors and every formula is
+    itself recorded (grad mode is on while it runs), so the results can be differentiated again.
     """
     buffers: dict = {}
-    for node, g in roots:
-        buffers[node] = buffers[node] + g if node in buffers else g
-    deps = _dependencies([n for n, _ in roots])
+    for node, g, *nr in roots:
+        _add_grad(buffers, node, nr[0] if nr else 0, g)
+    deps = _dependencies([r[0] for r in roots])
     ready = [n for n in buffers if deps.get(n, 0) == 0]
     captured: dict = {}
-    while ready:
-        node = ready.pop()
-        grad = buffers.pop(node, None)
-        if grad is not None:
-            grad = run_tensor_hooks(node, grad)
-            if capture is not None and node in capture:
-                captured[capture[node]] = grad
-            if node._retained is not None:
-                t = node._retained()
-                if t is not None:
-                    accumulate_into(t, grad)
-        if isinstance(node, AccumulateGrad):
-            if grad is not None and _wants(accumulate, node.variable):
-                node.accumulate(grad)
-            continue
-        grads = node.apply(grad) if grad is not None else ()
-        if grad is not None and not retain_graph:
-            node.release()
-        for i, (nxt, _) in enumerate(node.next_functions):
-            if nxt is None:
+    was = STATE.enabled
+    STATE.enabled = bool(create_graph)
+    try:
+        while ready:
+            node = ready.pop()
+            grad = buffers.pop(node, None)
+            if isinstance(grad, list) and (
+                node.__dict__.get("_tensor_hooks")
+                or node._retained is not None
+                or (capture is not None and node in capture)
+            ):
+                raise NotImplementedError(
+                    "tensorlab: hooks, retain_grad() and autograd.grad(..., inputs=...) on an "
+                    "output of a custom Function with several outputs are not supported"
+                )
+            if grad is not None and not isinstance(grad, list):
+                grad = run_tensor_hooks(node, grad)
+                if capture is not None and node in capture:
+                    captured[capture[node]] = grad
+                if node._retained is not None:
+                    t = node._retained()
+                    if t is not None:
+                        accumulate_into(t, grad)
+            if isinstance(node, AccumulateGrad):
+                if grad is not None and _wants(accumulate, node.variable):
+                    node.accumulate(grad)
                 continue
-            gi = grads[i] if i < len(grads) else None
-            if gi is not None:
-                gi = _fit(gi, node._input_meta[i], node, i)
-                buffers[nxt] = buffers[nxt] + gi if nxt in buffers else gi
-            deps[nxt] -= 1
-            if deps[nxt] == 0:
-                ready.append(nxt)
+            if grad is None:
+                grads = ()
+            else:
+                grads = node.apply_tensor(grad) if create_graph else node.apply(grad)
+                if not retain_graph:
+                    node.release()
+            for i, (nxt, nr) in enumerate(node.next_functions):
+                if nxt is None:
+                    continue
+                gi = grads[i] if i < len(grads) else None
+                if gi is not None:
+                    gi = _fit(gi, node._input_meta[i], node, i)
+                    _add_grad(buffers, nxt, nr, gi)
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    ready.append(nxt)
+    finally:
+        STATE.enabled = was
     return captured
 
 
@@ -507,6 +616,11 @@ def run_tensor_hooks(node: Node, grad: np.ndarray) -> np.ndarray:
     from .. import _dtype as D
     from .._tensor import Tensor
 
+    if isinstance(grad, Tensor):  # a create_graph pass
+        for hook in list(hooks.values()):
+            r = hook(grad)
+            grad = grad if r is None else r
+        return grad
     grad = np.asarray(grad)
     dtype = D.from_numpy_dtype(grad.dtype)
     for hook in list(hooks.values()):

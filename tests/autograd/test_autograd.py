@@ -688,10 +688,11 @@ def test_autograd_grad_and_backward_inputs(torch):
         assert a.grad.tolist() == [12.0, 24.0]
 
 
-def test_create_graph_is_refused():
+def test_create_graph_gives_a_differentiable_grad():
     a = tl.ones(2, requires_grad=True)
-    with pytest.raises(NotImplementedError, match="create_graph"):
+    with pytest.warns(UserWarning, match="create_graph=True will create a reference cycle"):
         (a * a).sum().backward(create_graph=True)
+    assert a.grad.requires_grad and a.grad.tolist() == [2.0, 2.0]
 
 
 # ops whose node tensorlab names differently (the graph is kept; see the report)
