@@ -14,6 +14,7 @@ NAMESPACES = (
     ("torch.nn.init", "torch.nn.init", "tensorlab.nn.init"),
     ("torch.optim", "torch.optim", "tensorlab.optim"),
     ("torch.utils.data", "torch.utils.data", "tensorlab.utils.data"),
+    ("torch.linalg", "torch.linalg", "tensorlab.linalg"),
 )
 
 # What PyTorch's docs assume has been run before an example.
