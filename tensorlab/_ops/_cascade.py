@@ -100,7 +100,7 @@ def _seq(z: np.ndarray, start: np.ndarray) -> np.ndarray:
 
 def _blocks(y: np.ndarray, step: int) -> np.ndarray:
     """Running sums (from 0) of consecutive blocks of ``step`` rows."""
-    y = y.reshape(-1, step, y.shape[-1])
+    y = y.reshape(len(y) // step, step, y.shape[-1])
     s = np.zeros(y.shape[::2], y.dtype) + y[:, 0]
     for i in range(1, step):
         s += y[:, i]
@@ -287,7 +287,7 @@ def _range_calls(it: _Iter, begin: int, end: int):
         step0 = min(sizes[0] - values[0], end - offset)
         step1 = 1
         if values[0] == 0 and len(sizes) >= 2:
-            step1 = min(sizes[1] - values[1], (end - offset) // sizes[0])
+            step1 = max(1, min(sizes[1] - values[1], (end - offset) // sizes[0]))
         idx = tuple(values[:1:-1])
         if len(sizes) >= 2:
             block = it.x[idx][values[1] : values[1] + step1, values[0] : values[0] + step0]
