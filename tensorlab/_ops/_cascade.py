@@ -19,9 +19,10 @@ vector lanes, every step that decides the order of the additions:
 ``W`` is the float lanes of ``Vectorized<float>`` on the path torch takes: 8 with AVX2, and with
 AVX512 too (the sum kernels have no AVX512 build, see ``float_lanes``), and in the default build. Float16 sums load ``2 W`` halves per vector
 and add neighbours in float; float64 uses ``W / 2`` lanes. The model follows torch for a given
-capability and thread count (``CAPABILITY`` and ``THREADS`` below, set from the environment the way
-torch reads it); when they differ from the machine's torch (another CPU, ``torch.set_num_threads``),
-the last bit of a sum may differ, as it differs between two machines running torch.
+thread count (``THREADS`` below: ``OMP_NUM_THREADS``/``MKL_NUM_THREADS``, else the physical cores,
+as torch reads them); when it differs from the machine's torch (``torch.set_num_threads``) sums of
+32768 elements or more may differ in the last bit, as they differ in torch between thread counts.
+On arm64, where ``Vectorized<float>`` may have 4 lanes, sums may differ in the last bits.
 """
 
 from __future__ import annotations
@@ -31,22 +32,6 @@ import os
 import numpy as np
 
 GRAIN = 32768  # at::internal::GRAIN_SIZE
-
-
-def _default_capability() -> str:
-    env = os.environ.get("ATEN_CPU_CAPABILITY", "").upper()
-    if env:
-        return env
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = next((line for line in f if line.startswith("flags")), "").split()
-    except OSError:  # pragma: no cover - not Linux
-        return "DEFAULT"
-    if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= set(flags):
-        return "AVX512"
-    if {"avx2", "fma"} <= set(flags):
-        return "AVX2"
-    return "DEFAULT"
 
 
 def _default_threads() -> int:
@@ -69,7 +54,6 @@ def _default_threads() -> int:
     return len(cores) or os.cpu_count() or 1
 
 
-CAPABILITY = _default_capability()
 THREADS = _default_threads()
 
 
@@ -397,3 +381,33 @@ def cast_strides(shape, strides) -> tuple[int, ...]:
         out[d] = acc
         acc *= shape[d]
     return tuple(out)
+
+
+def _strides_of(arr: np.ndarray) -> tuple[np.ndarray, tuple[int, ...]]:
+    item = arr.dtype.itemsize
+    if all(st >= 0 and st % item == 0 for st in arr.strides):
+        return arr, tuple(st // item for st in arr.strides)
+    arr = np.ascontiguousarray(arr)
+    return arr, tuple(st // item for st in arr.strides)
+
+
+def total(arr: np.ndarray) -> np.ndarray:
+    """``t.sum()`` of a float array laid out as ``arr`` is in memory, as a 0-d array."""
+    arr, strides = _strides_of(arr)
+    return cascade_sum(arr, strides, tuple(range(arr.ndim))).reshape(())
+
+
+def mean_all(arr: np.ndarray) -> np.ndarray:
+    """``t.mean()`` as torch computes it: the sum (float16 in float32) divided by the count."""
+    if arr.size == 0:
+        return np.asarray(np.nan, arr.dtype)
+    f = arr.astype(np.float32) if arr.dtype == np.float16 else arr
+    with np.errstate(all="ignore"):
+        return (total(f) / f.dtype.type(arr.size)).astype(arr.dtype)
+
+
+def sum_axes(arr: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """``t.sum(axes, keepdim=True)`` of a float array laid out as ``arr`` is in memory."""
+    arr, strides = _strides_of(arr)
+    kept = tuple(1 if d in axes else s for d, s in enumerate(arr.shape))
+    return cascade_sum(arr, strides, tuple(axes)).reshape(kept)
