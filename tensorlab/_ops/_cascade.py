@@ -77,9 +77,12 @@ def _seq(z: np.ndarray, start: np.ndarray) -> np.ndarray:
     """``((start + z[0]) + z[1]) + ...`` strictly left to right."""
     if len(z) == 0:
         return start
-    if len(z) == 1:
-        return start + z[0]
-    return np.add.accumulate(np.concatenate([start[None], z]), axis=0)[-1]
+    if len(z) > 16 and z[0].size < 64:
+        return np.add.accumulate(np.concatenate([start[None], z]), axis=0)[-1]
+    s = start + z[0]
+    for row in z[1:]:
+        s += row
+    return s
 
 
 def _blocks(y: np.ndarray, step: int) -> np.ndarray:
@@ -135,22 +138,26 @@ def _kernel(x: np.ndarray, st0: int, st1: int, lanes: int, per_lane: int) -> np.
     """The 2-d loop of ``cascade_sum`` on ``x`` of shape (batch, size1, size0), reducing size0 with
     input strides ``st0`` (reduced) and ``st1`` (in elements): one sum per (batch, size1)."""
     b, n1, n0 = x.shape
-    xt = np.ascontiguousarray(x.transpose(2, 0, 1)).reshape(n0, b * n1)
     if st0 == 1 and n0 >= lanes * per_lane:
-        return _inner_vec(xt, lanes, per_lane).reshape(b, n1)
-    if st1 == 1 and n1 >= lanes * per_lane:
-        g = n1 // (4 * lanes) * 4 * lanes
-    elif st0 < st1:
-        g = 0
+        parts = [(0, n1, lambda t: _inner_vec(t, lanes, per_lane))]
     else:
-        g = n1 // 4 * 4
-    if g == 0:
-        return _rs(xt).reshape(b, n1)
+        if st1 == 1 and n1 >= lanes * per_lane:
+            g = n1 // (4 * lanes) * 4 * lanes
+        elif st0 < st1:
+            g = 0
+        else:
+            g = n1 // 4 * 4
+        parts = [(0, g, _mrs), (g, n1, _rs)]
     out = np.empty((b, n1), x.dtype)
-    xt = xt.reshape(n0, b, n1)
-    out[:, :g] = _mrs(xt[:, :, :g].reshape(n0, b * g)).reshape(b, g)
-    if g < n1:
-        out[:, g:] = _rs(xt[:, :, g:].reshape(n0, b * (n1 - g))).reshape(b, n1 - g)
+    chunk = max(1, (1 << 17) // max(n0, 1))  # rows transposed at a time, to stay in cache
+    for lo, hi, fn in parts:
+        if lo == hi:
+            continue
+        rows = x[:, lo:hi, :].reshape(-1, n0)
+        res = np.empty(len(rows), x.dtype)
+        for c in range(0, len(rows), chunk):
+            res[c : c + chunk] = fn(np.ascontiguousarray(rows[c : c + chunk].T))
+        out[:, lo:hi] = res.reshape(b, hi - lo)
     return out
 
 
@@ -312,7 +319,7 @@ def _dim_split(it: _Iter, threads: int, lanes: int, per_lane: int, half: bool) -
     axis = it.ndim - 1 - best
 
     def rnd(x: int) -> int:
-        if it.st[best] != 1 or x >= cols:
+        if it.st[best] != 1 or x >= cols:  # columns adjacent in the input
             return x
         return min(cols, -(-x // mult) * mult)
 
@@ -323,7 +330,9 @@ def _dim_split(it: _Iter, threads: int, lanes: int, per_lane: int, half: bool) -
             continue
         sizes = list(it.sizes)
         sizes[best] = hi - lo
-        sub = np.take(it.x, np.arange(lo, hi), axis=axis)
+        index = [slice(None)] * it.x.ndim
+        index[axis] = slice(lo, hi)
+        sub = it.x[tuple(index)]
         part = _serial(_Iter(sizes, it.st, it.red, sub), lanes, per_lane, half)
         kept_shape = [s for s, r in zip(sizes[::-1], it.red[::-1]) if not r]
         pieces.append(part.reshape(kept_shape))
@@ -348,7 +357,7 @@ def cascade_sum(arr: np.ndarray, strides, dims, threads: int | None = None) -> n
     squeezed = arr.reshape([s for s in shape if s != 1])
     keep = [d for d in range(len(shape)) if shape[d] != 1]
     order = [keep.index(d) for d in perm[::-1]]
-    x = squeezed.transpose(order).reshape(sizes[::-1]).astype(acc)
+    x = squeezed.transpose(order).reshape(sizes[::-1]).astype(acc, copy=False)
     if half and len(red) >= 2 and red[0] and red[1]:
         # sum_out's should_use_acc_buffer: float16 summed as self.to(float32), then cast
         f32 = arr.astype(np.float32)
