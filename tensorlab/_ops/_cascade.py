@@ -13,7 +13,7 @@ vector lanes, every step that decides the order of the additions:
 - ``multi_row_sum``'s four accumulation levels, blocks of ``2 ** max(4, ceil(log2 n) // 4)``;
 - the split between threads: a reduction of at least ``GRAIN`` (32768) elements with more than one
   thread is, for a single output, cut into equal ranges of the iterator's linear order, one partial
-  per thread, then summed (``two_pass_reduction``); for several outputs, the largest kept dim is
+  per thread, then summed (``two_pass_reduction``); for several outputs, the outermost kept dim is
   split into column ranges (``parallel_dim_reduction``).
 
 ``W`` is the float lanes of ``Vectorized<float>`` on the path torch takes: 8 with AVX2, and with
@@ -307,11 +307,11 @@ def _two_pass(it: _Iter, threads: int, lanes: int, per_lane: int, half: bool) ->
 
 
 def _dim_split(it: _Iter, threads: int, lanes: int, per_lane: int, half: bool) -> np.ndarray:
-    """``parallel_dim_reduction``: the largest kept dim cut into column ranges, one per thread."""
+    """``parallel_dim_reduction``: the outermost (kept) dim cut into column ranges, one per
+    thread, rounded to 128 bytes when those columns are adjacent in the input."""
+    # find_split_dim is meant to pick the largest kept dim; measured against torch 2.13 (3- and
+    # 4-d iterators), the outermost dim is the one split
     best = it.ndim - 1
-    for d in range(it.ndim - 2, -1, -1):
-        if not it.red[d] and it.sizes[d] > it.sizes[best]:
-            best = d
     cols = it.sizes[best]
     used = min(threads, cols)
     chunk = -(-cols // used)

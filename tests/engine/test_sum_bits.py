@@ -4,7 +4,7 @@ What the model covers exactly (``tensorlab/_ops/_cascade.py``): the x86-64 kerne
 AVX2 and AVX512 CPUs (the sum kernels have no AVX512 build: 8-float vectors either way) and its
 default build (8-float generic vectors), for every thread count: reductions under 32768 elements
 run on one thread; bigger ones are split as torch splits them (a single output in equal ranges
-of the iterator's order, one partial per thread; several outputs by column ranges of the largest
+of the iterator's order, one partial per thread; several outputs by column ranges of the outermost
 kept dim), and the model splits the same way for ``torch.get_num_threads()`` threads (the tests set
 it). Measured exact with 1, 2, 3 and 4 threads. Where the model may not hold — another CPU
 architecture (arm64's ``Vectorized<float>`` may have 4 lanes) — the tests compare within a few
@@ -173,3 +173,40 @@ def test_negative_zero_and_empty(torch, threads):
         _same(torch, tl.tensor(a).sum(), torch.from_numpy(a).sum())
     z = np.zeros((0, 3), np.float32)
     _same(torch, tl.tensor(z).sum(0), torch.from_numpy(z).sum(0))
+
+
+@pytest.mark.parametrize("nthreads", [1, 2])
+def test_big_reductions_split_along_the_outermost_dim(torch, monkeypatch, nthreads):
+    """3- and 4-d iterators whose kept dims torch splits between threads."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(nthreads)
+    monkeypatch.setattr(_cascade, "THREADS", nthreads)
+    try:
+        a = np.random.default_rng(0).standard_normal((64, 17, 3, 33)).astype(np.float32)
+        _same(torch, tl.tensor(a)[..., ::2].sum((0, 1)), torch.from_numpy(a)[..., ::2].sum((0, 1)))
+        b = np.random.default_rng(1).standard_normal((17, 129, 33, 8)).astype(np.float32)
+        ours, theirs = tl.tensor(b).permute(3, 0, 1, 2), torch.from_numpy(b).permute(3, 0, 1, 2)
+        _same(torch, ours[..., ::1].mean(3), theirs[..., ::1].mean(3))
+        c = np.random.default_rng(2).standard_normal((40000, 7)).astype(np.float32)
+        _same(torch, tl.tensor(c)[:, ::2].sum(0), torch.from_numpy(c)[:, ::2].sum(0))
+    finally:
+        torch.set_num_threads(before)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=SIZES, seed=st.integers(0, 99), reduction=st.sampled_from(["mean", "sum"]))
+def test_mse_loss_and_parameter_gradients(torch, threads, n, seed, reduction):
+    """``F.mse_loss`` reduces, and autograd sums broadcast gradients, as ``Tensor.sum`` does."""
+    rng = np.random.default_rng(seed)
+    x, y = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
+    got = tl.nn.functional.mse_loss(tl.tensor(x), tl.tensor(y), reduction=reduction)
+    want = torch.nn.functional.mse_loss(
+        torch.from_numpy(x), torch.from_numpy(y), reduction=reduction
+    )
+    _same(torch, got, want)
+    grads = []
+    for lib, make in ((tl, tl.tensor), (torch, torch.from_numpy)):
+        p = lib.tensor([1.0, 0.5], requires_grad=True)
+        ((p[0] * make(x) + p[1] - make(y)) ** 2).mean().backward()
+        grads.append(p.grad)
+    _same(torch, *grads)
