@@ -23,6 +23,7 @@ from .._tensor import Tensor, check_inplace, from_array
 from ..autograd import formulas as AG
 from ..autograd.graph import differentiable
 from ..autograd.views import inplace_differentiable, same_as
+from . import _cascade as _cascade_mod
 from ._elementwise import cast_array, not_implemented, scalar_name
 from .comparison import maximum, minimum
 from .native_functions import module_function, op, tensor_method
@@ -262,9 +263,23 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     dims = _reduce_dims("sum", input, dim)
     out = _sum_dtype(input, dtype)
     arr = cast_array(input._np(), out) if dtype is not None else input._np()
+    if out in _CASCADE:
+        return _result(_cascade(input, arr, dims, keepdim), out)
     with np.errstate(all="ignore"):
         values = _np_reduce(np.sum, input, arr, dims, keepdim, dtype=_acc_np(out))
     return _result(values, out)
+
+
+_CASCADE = (D.float16, D.float32, D.float64)
+
+
+def _cascade(input: Tensor, arr: np.ndarray, dims: tuple[int, ...], keepdim: bool) -> np.ndarray:
+    """ATen's cascade sum of ``arr`` (``input``'s values in the sum's dtype) over ``dims``."""
+    strides = input._stride
+    if arr.dtype != input.dtype.np:
+        strides = _cascade_mod.cast_strides(input._shape, strides)
+    values = _cascade_mod.cascade_sum(arr, strides, dims)
+    return values.reshape(_shape_after(input, dims, keepdim))
 
 
 @op("mean", formula=_grad_mean)
@@ -283,7 +298,15 @@ def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     arr = cast_array(input._np(), out)
     count = L.numel([input._shape[d] for d in dims])
     with np.errstate(all="ignore"):
-        total = _np_reduce(np.sum, input, arr, dims, keepdim, dtype=acc)
+        if out in _CASCADE:  # torch: sum in float32 for float16, then div_(count)
+            total = _cascade(
+                input,
+                cast_array(input._np(), D.float32 if out is D.float16 else out),
+                dims,
+                keepdim,
+            )
+        else:
+            total = _np_reduce(np.sum, input, arr, dims, keepdim, dtype=acc)
         if out is not D.float16:
             total = total.astype(out.np)
         values = total / np.asarray(count, dtype=acc)

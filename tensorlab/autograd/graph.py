@@ -444,6 +444,10 @@ def sum_to(grad: np.ndarray, shape) -> np.ndarray:
     axes = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1
     )
+    if axes and grad.dtype in (np.float16, np.float32, np.float64):
+        from .._ops._cascade import sum_axes  # torch's sum_to sums as Tensor.sum does
+
+        return sum_axes(grad, axes).reshape(shape)
     out = grad.sum(axis=axes, keepdims=True) if axes else grad
     return out.reshape(shape)
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ... import _layout as L
+from ..._ops import _cascade
 from ..._ops._elementwise import output_strides
 from ..._tensor import Tensor, from_array
 from ...autograd import nn_ops as N
@@ -319,9 +320,9 @@ def mse_loss(
         out = from_array(res, x.dtype, stride=output_strides(np.shape(res), (x, t)))
         return record(out, lambda: N.MseLossBackward0(x, t, reduction), x, t)
     elif reduction == "sum":
-        res = np.asarray(sq.sum(), dtype=a.dtype)
+        res = _cascade.total(sq)  # torch's summation order
     else:
-        res = np.asarray(sq.mean() if sq.size else np.nan, dtype=a.dtype)
+        res = _cascade.mean_all(sq)
     out = from_array(res, x.dtype, fresh=True)
     return record(out, lambda: N.MseLossBackward0(x, t, reduction), x, t)
 
@@ -422,8 +423,8 @@ def _reduce_np(loss: np.ndarray, reduction: str) -> np.ndarray:
     if reduction == "none":
         return loss
     if reduction == "sum":
-        return np.asarray(loss.sum(), dtype=loss.dtype)
-    return np.asarray(loss.mean() if loss.size else np.nan, dtype=loss.dtype)
+        return _cascade.total(loss)  # torch's summation order
+    return _cascade.mean_all(loss)
 
 
 def binary_cross_entropy_with_logits(
