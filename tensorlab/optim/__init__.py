@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from . import lr_scheduler
 from ._adafactor import Adafactor
+from ._muon import Muon
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
@@ -29,6 +30,7 @@ __all__ = [
     "AdamW",
     "Adamax",
     "LBFGS",
+    "Muon",
     "NAdam",
     "Optimizer",
     "RAdam",

@@ -1,6 +1,6 @@
 """The rest of torch.optim against torch 2.13, step for step: RMSprop, Adagrad, Adamax, NAdam,
 RAdam, ASGD, Rprop, Adafactor (every option that changes the arithmetic), LBFGS with and without
-the strong-Wolfe line search, SparseAdam's refusal of dense gradients, reprs, state dicts and
+the strong-Wolfe line search, Muon (its bfloat16 Newton-Schulz), SparseAdam's refusal of dense gradients, reprs, state dicts and
 the constructors' errors."""
 
 from __future__ import annotations
@@ -214,5 +214,59 @@ def test_optim_errors_match_torch(torch, call):
 def test_every_optimizer_torch_has_is_here(torch):
     theirs = {n for n in dir(torch.optim) if isinstance(getattr(torch.optim, n), type)}
     theirs = {n for n in theirs if issubclass(getattr(torch.optim, n), torch.optim.Optimizer)}
-    missing = theirs - set(dir(tl.optim))
-    assert missing <= {"Muon"}, missing  # Muon runs its orthogonalisation in bfloat16
+    assert theirs <= set(dir(tl.optim)), theirs - set(dir(tl.optim))
+
+
+@settings(max_examples=25)
+@given(
+    shape=st.sampled_from([(6, 4), (4, 6), (5, 5), (1, 3)]),
+    kwargs=st.fixed_dictionaries(
+        {
+            "lr": st.sampled_from([1e-3, 0.02]),
+            "weight_decay": st.sampled_from([0.0, 0.1]),
+            "momentum": st.sampled_from([0.95, 0.5]),
+            "nesterov": B(),
+            "ns_steps": st.sampled_from([5, 2]),
+            "adjust_lr_fn": st.sampled_from([None, "original", "match_rms_adamw"]),
+        }
+    ),
+    seed=st.integers(0, 1000),
+)
+def test_muon_matches_torch_step_for_step(torch, shape, kwargs, seed):
+    """Muon's Newton-Schulz runs in bfloat16 in torch; tensorlab rounds float32 to bfloat16
+    after each of torch's bfloat16 operations (here it agrees to the bit)."""
+    rng = np.random.default_rng(seed)
+    w0 = rng.standard_normal(shape).astype(np.float32)
+    xs = [rng.standard_normal(shape[1]).astype(np.float32) for _ in range(4)]
+
+    def run(lib):
+        w = lib.tensor(w0.copy(), requires_grad=True)
+        opt = lib.optim.Muon([w], **kwargs)
+        for x in xs:
+            opt.zero_grad()
+            ((w @ lib.from_numpy(x)) ** 2).sum().backward()
+            opt.step()
+        return w.detach().numpy(), opt
+
+    (ours, opt), (theirs, opt_t) = run(tl), run(torch)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-6)
+    assert repr(opt) == repr(opt_t)
+    assert list(opt.state_dict()["state"][0]) == list(opt_t.state_dict()["state"][0])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "optim.Muon([p2], lr=-1)",
+        "optim.Muon([p2], momentum=-1)",
+        "optim.Muon([p2], weight_decay=-1)",
+        "optim.Muon([p2], adjust_lr_fn='nope')",
+        "optim.Muon([p1])",
+    ],
+)
+def test_muon_errors_match_torch(torch, call):
+    def build(lib):
+        names = {"p1": lib.ones(3, requires_grad=True), "p2": lib.ones(2, 3, requires_grad=True)}
+        return eval(call, {"optim": lib.optim, **names})
+
+    raises_same(lambda: build(tl), lambda: build(torch))
