@@ -238,6 +238,23 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
     return res
 
 
+def _inputs_and_v(inputs, v, create_graph, fn_name):
+    """jvp/vhp/hvp's common start: the inputs as a tuple made ready for autograd, and ``v``
+    checked against them (``v=None`` only for a single one-element input)."""
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
+    inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+    if v is not None:
+        _, v = _as_tuple(v, "v", fn_name)
+        v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
+        _validate_v(v, inputs, is_inputs_tuple)
+    elif len(inputs) != 1 or inputs[0].nelement() != 1:
+        raise RuntimeError(
+            "The vector v can only be None if the input to the user-provided function is a "
+            "single Tensor with a single element."
+        )
+    return is_inputs_tuple, inputs, v
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     with tl.enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
@@ -269,19 +286,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with tl.enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "jvp")
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, inputs, is_inputs_tuple)
-        else:
-            if len(inputs) != 1 or inputs[0].nelement() != 1:
-                raise RuntimeError(
-                    "The vector v can only be None if the input to "
-                    "the user-provided function is a single Tensor "
-                    "with a single element."
-                )
+        is_inputs_tuple, inputs, v = _inputs_and_v(inputs, v, create_graph, "jvp")
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(
             outputs, "outputs of the user-provided function", "jvp"
@@ -432,18 +437,7 @@ def hessian(
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     with tl.enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "vhp")
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, inputs, is_inputs_tuple)
-        else:
-            if len(inputs) != 1 or inputs[0].nelement() != 1:
-                raise RuntimeError(
-                    "The vector v can only be None if the input to the user-provided function "
-                    "is a single Tensor with a single element."
-                )
+        is_inputs_tuple, inputs, v = _inputs_and_v(inputs, v, create_graph, "vhp")
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(
             outputs, "outputs of the user-provided function", "vhp"
@@ -468,18 +462,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     with tl.enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "hvp")
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, inputs, is_inputs_tuple)
-        else:
-            if len(inputs) != 1 or inputs[0].nelement() != 1:
-                raise RuntimeError(
-                    "The vector v can only be None if the input to the user-provided function "
-                    "is a single Tensor with a single element."
-                )
+        is_inputs_tuple, inputs, v = _inputs_and_v(inputs, v, create_graph, "hvp")
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(
             outputs, "outputs of the user-provided function", "hvp"
