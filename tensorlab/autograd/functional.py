@@ -435,22 +435,28 @@ def hessian(
     return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
 
 
+def _scalar_and_jacobian(func, inputs, strict, fn_name):
+    """vhp/hvp's common middle: ``func(*inputs)``, which must be one single-element tensor, and
+    its gradient with respect to ``inputs``, kept differentiable (grad mode on)."""
+    outputs = func(*inputs)
+    is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", fn_name)
+    _check_requires_grad(outputs, "outputs", strict=strict)
+    if is_outputs_tuple or not isinstance(outputs[0], tl.Tensor):
+        raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
+    if outputs[0].nelement() != 1:
+        raise RuntimeError(
+            f"The Tensor returned by the function given to {fn_name} should contain a single "
+            "element"
+        )
+    jac = _autograd_grad(outputs, inputs, create_graph=True)
+    _check_requires_grad(jac, "jacobian", strict=strict)
+    return is_outputs_tuple, outputs, jac
+
+
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     with tl.enable_grad():
         is_inputs_tuple, inputs, v = _inputs_and_v(inputs, v, create_graph, "vhp")
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(
-            outputs, "outputs of the user-provided function", "vhp"
-        )
-        _check_requires_grad(outputs, "outputs", strict=strict)
-        if is_outputs_tuple or not isinstance(outputs[0], tl.Tensor):
-            raise RuntimeError("The function given to vhp should return a single Tensor")
-        if outputs[0].nelement() != 1:
-            raise RuntimeError(
-                "The Tensor returned by the function given to vhp should contain a single element"
-            )
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict=strict)
+        is_outputs_tuple, outputs, jac = _scalar_and_jacobian(func, inputs, strict, "vhp")
     enable_grad = True if create_graph else tl.is_grad_enabled()
     with tl.set_grad_enabled(enable_grad):
         grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
@@ -463,19 +469,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     with tl.enable_grad():
         is_inputs_tuple, inputs, v = _inputs_and_v(inputs, v, create_graph, "hvp")
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(
-            outputs, "outputs of the user-provided function", "hvp"
-        )
-        _check_requires_grad(outputs, "outputs", strict=strict)
-        if is_outputs_tuple or not isinstance(outputs[0], tl.Tensor):
-            raise RuntimeError("The function given to hvp should return a single Tensor")
-        if outputs[0].nelement() != 1:
-            raise RuntimeError(
-                "The Tensor returned by the function given to hvp should contain a single element"
-            )
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict=strict)
+        is_outputs_tuple, outputs, jac = _scalar_and_jacobian(func, inputs, strict, "hvp")
         grad_jac = tuple(tl.zeros_like(inp, requires_grad=True) for inp in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict=strict)
