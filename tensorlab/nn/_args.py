@@ -148,6 +148,26 @@ def fmt_shape(shape) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
+def expand_param(name: str, values, dim: int) -> list[int]:
+    """ATen's ``expand_param_if_needed``: one value for every spatial dim, or exactly ``dim``."""
+    values = list(values)
+    if len(values) == 1:
+        return values * dim
+    if len(values) != dim:
+        raise RuntimeError(
+            f"expected {name} to be a single integer value or a list of {dim} values to match "
+            f"the convolution dimensions, but got {name}={fmt_shape(values)}"
+        )
+    return values
+
+
+def tensor_type_string(t: Tensor) -> str:
+    """``Tensor.toString()``: ``tensorlab.FloatTensor`` (bool tensors say ``CPUBoolType``)."""
+    from .._dtype import bool_
+
+    return "CPUBoolType" if t.dtype is bool_ else f"tensorlab.{t.dtype._legacy}"
+
+
 def check_weight_rank_and_groups(x: Tensor, ws, groups: int) -> None:
     """The checks ATen's ``check_shape_forward`` makes first for every convolution, transposed or
     not: input rank against weight rank, then weight dim 0 against ``groups`` (same messages)."""

@@ -26,8 +26,10 @@ from ..autograd.graph import differentiable
 from . import _conv_kernels as K
 from ._args import (
     check_weight_rank_and_groups,
+    expand_param,
     fmt_shape,
     is_int_like,
+    tensor_type_string,
     type_name,
     unpack_int_list,
 )
@@ -144,18 +146,6 @@ def _conv_transpose_nd(
     return out if batched else out.squeeze(0)
 
 
-def _expand_param(name: str, values, dim: int) -> list[int]:
-    values = list(values)
-    if len(values) == 1:
-        return values * dim
-    if len(values) != dim:
-        raise RuntimeError(
-            f"expected {name} to be a single integer value or a list of {dim} values to match "
-            f"the convolution dimensions, but got {name}={_fmt(values)}"
-        )
-    return values
-
-
 def _check_shape_forward_transposed(
     x, weight, bias, stride, padding, dilation, output_padding, groups
 ):
@@ -203,10 +193,6 @@ def _use_onednn(x, weight, stride, dilation, output_padding, groups) -> bool:
         or s[0] > 1
         or s[0] * s[1] * s[2] * s[3] > 20480
     )
-
-
-def _tensor_type_string(t: Tensor) -> str:
-    return "CPUBoolType" if t.dtype is D.bool_ else f"tensorlab.{t.dtype._legacy}"
 
 
 def _names(dim: int) -> list[str]:
@@ -276,7 +262,7 @@ def _onednn_checks(x, weight, bias, dilation, kernel, out_sizes, dim) -> None:
     for t, what in ((weight, "weight"), (bias, "bias")):
         if t is not None and t.dtype is not x.dtype:
             raise RuntimeError(
-                f"Input type ({_tensor_type_string(x)}) and {what} type ({_tensor_type_string(t)}) "
+                f"Input type ({tensor_type_string(x)}) and {what} type ({tensor_type_string(t)}) "
                 f"should be the same or input should be a MKLDNN tensor and {what} is a dense "
                 "tensor"
             )
@@ -305,10 +291,10 @@ def _convolution_transpose(x, weight, bias, stride, padding, dilation, output_pa
         raise RuntimeError("weight should have at least three dimensions")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
-    stride = _expand_param("stride", stride, dim)
-    padding = _expand_param("padding", padding, dim)
-    dilation = _expand_param("dilation", dilation, dim)
-    output_padding = _expand_param("output_padding", output_padding, dim)
+    stride = expand_param("stride", stride, dim)
+    padding = expand_param("padding", padding, dim)
+    dilation = expand_param("dilation", dilation, dim)
+    output_padding = expand_param("output_padding", output_padding, dim)
     _check_shape_forward_transposed(
         x, weight, bias, stride, padding, dilation, output_padding, groups
     )

@@ -23,8 +23,10 @@ from ...autograd.graph import differentiable
 from .. import _conv_kernels as K
 from .._args import (
     check_weight_rank_and_groups,
+    expand_param,
     fmt_shape,
     parse_conv_args,
+    tensor_type_string,
 )
 from ._util import suggest_memory_format
 from .padding import _constant_pad_nd
@@ -33,13 +35,6 @@ from .padding import _constant_pad_nd
 # multi-core machine); the backend decides some messages and the output memory format.
 _ASSUME_THREADS = 2
 
-
-def _tensor_type_string(t: Tensor) -> str:
-    """``Tensor.toString()``: ``tensorlab.FloatTensor`` (bool tensors say ``CPUBoolType``)."""
-    return "CPUBoolType" if t.dtype is D.bool_ else f"tensorlab.{t.dtype._legacy}"
-
-
-_fmt = fmt_shape
 
 _fmt = fmt_shape
 
@@ -175,18 +170,6 @@ def _convolution_same(x, weight, bias, stride, dilation, groups):
     return _convolution(padded, weight, bias, stride, pad_l, dilation, groups, [0] * dim)
 
 
-def _expand_param(name: str, values, dim: int) -> list[int]:
-    values = list(values)
-    if len(values) == 1:
-        return values * dim
-    if len(values) != dim:
-        raise RuntimeError(
-            f"expected {name} to be a single integer value or a list of {dim} values to match "
-            f"the convolution dimensions, but got {name}={_fmt(values)}"
-        )
-    return values
-
-
 def _check_shape_forward(x, weight, bias, stride, padding, dilation, groups) -> None:
     """ATen's ``check_shape_forward`` (same order, same messages)."""
     if any(p < 0 for p in padding):
@@ -228,10 +211,10 @@ def _convolution(x, weight, bias, stride, padding, dilation, groups, output_padd
         raise RuntimeError("weight should have at least three dimensions")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
-    stride = _expand_param("stride", stride, dim)
-    padding = _expand_param("padding", padding, dim)
-    dilation = _expand_param("dilation", dilation, dim)
-    _expand_param("output_padding", output_padding, dim)
+    stride = expand_param("stride", stride, dim)
+    padding = expand_param("padding", padding, dim)
+    dilation = expand_param("dilation", dilation, dim)
+    expand_param("output_padding", output_padding, dim)
     _check_shape_forward(x, weight, bias, stride, padding, dilation, groups)
     if dim == 1:  # view 1-d as 2-d: (N, C, L) -> (N, C, 1, L)
         x = x.contiguous().unsqueeze(2)
@@ -271,8 +254,8 @@ def _conv3d_backend(x, weight, bias, stride, padding, dilation, groups) -> Tenso
         for t, what in ((weight, "weight"), (bias, "bias")):
             if t is not None and t.dtype is not x.dtype:
                 raise RuntimeError(
-                    f"Input type ({_tensor_type_string(x)}) and {what} type "
-                    f"({_tensor_type_string(t)}) should be the same or input should be a MKLDNN "
+                    f"Input type ({tensor_type_string(x)}) and {what} type "
+                    f"({tensor_type_string(t)}) should be the same or input should be a MKLDNN "
                     f"tensor and {what} is a dense tensor"
                 )
         _check_onednn_sizes(kernel, dilation)
@@ -331,14 +314,14 @@ def _conv2d_backend(x, weight, bias, stride, padding, dilation, groups) -> Tenso
     if _use_onednn(x, weight, groups):
         if weight.dtype is not x.dtype:
             raise RuntimeError(
-                f"Input type ({_tensor_type_string(x)}) and weight type "
-                f"({_tensor_type_string(weight)}) should be the same or input should be a MKLDNN "
+                f"Input type ({tensor_type_string(x)}) and weight type "
+                f"({tensor_type_string(weight)}) should be the same or input should be a MKLDNN "
                 "tensor and weight is a dense tensor"
             )
         if bias is not None and bias.dtype is not x.dtype:
             raise RuntimeError(
-                f"Input type ({_tensor_type_string(x)}) and bias type "
-                f"({_tensor_type_string(bias)}) should be the same or input should be a MKLDNN "
+                f"Input type ({tensor_type_string(x)}) and bias type "
+                f"({tensor_type_string(bias)}) should be the same or input should be a MKLDNN "
                 "tensor and bias is a dense tensor"
             )
         _check_onednn_sizes([kh, kw], dilation)
