@@ -43,6 +43,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from . import _conv_direct as _direct
+
 #: upper bound (bytes) for the temporary matrix of one group and one chunk of the batch
 CHUNK_BYTES = 256 * 2**10
 
@@ -149,7 +151,7 @@ def zero_pad2d(x: np.ndarray, pt: int, pb: int, pl: int, pr: int) -> np.ndarray:
 
 # ---------------------------------------------------------------------------- convolution
 
-STRATEGIES = ("1x1", "toeplitz", "shift", "flat-cols", "flat-taps", "im2col")
+STRATEGIES = ("1x1", "toeplitz", "shift", "flat-cols", "flat-taps", "im2col", "flat-clip")
 
 
 def choose_strategy(
@@ -171,6 +173,11 @@ def choose_strategy(
     kh, kw = kernel
     if kh == 1 and kw == 1:
         return "1x1"
+    return "flat-clip"
+
+
+def _fallback_strategy(c_in_g: int, c_out_g: int, stride: tuple[int, int]) -> str:
+    """What runs when ``flat-clip`` does not fit (an output wider than the input)."""
     if stride != (1, 1):
         return "im2col"
     if 4 * c_out_g <= c_in_g:
@@ -245,6 +252,12 @@ def _conv_into(x, w, stride, padding, dilation, groups, strategy, out, share: in
     dh, dw = dilation
     pt, pb, pl, pr = padding
     ho, wo = out.shape[2:]
+    if strategy == "flat-clip":
+        if _direct.flat_clip_fits(wd, wo, sw):
+            budget = _direct.CLIP_CHUNK_BYTES // share
+            _direct.conv_flat_clip(x, w, stride, padding, dilation, groups, out, budget)
+            return
+        strategy = _fallback_strategy(cg, o // groups, stride)
     if strategy == "1x1" and (kh, kw) == (1, 1):
         _conv_1x1(x, w, stride, padding, groups, out)
     else:

@@ -1,0 +1,158 @@
+"""Convolution kernels that read the *unpadded* input (forward), on numpy arrays only.
+
+:func:`conv_flat_clip` (strategy ``"flat-clip"``) builds the im2col matrix of a convolution from
+long contiguous slices of the flattened input: no zero-padded copy of the input with padded rows
+*and columns*, no crop of the product when the output is as wide as the input (``'same'``).
+
+**Stride 1.** The output grid has the input's row length ``W``: output ``(i, j)`` sits at
+``q = i*W + j`` and kernel tap ``(a, b)`` reads the flat image at ``q + (a*dh - top)*W + b*dw - left``
+(one contiguous slice per tap and channel). Where a tap reads outside the image it must read zero:
+
+* rows above or below the image: the input gets ``top``/``bottom`` zero rows (a copy made of long
+  runs, skipped without padding), so these reads land on zeros;
+* columns left or right of the image are the same few grid columns ``j`` in every row (the slice
+  wrapped into the neighbouring row there): they are set to zero after the copy, one strided
+  assignment per kernel column.
+
+**Stride s > 1.** The input is first split into its ``sh*sw`` phase images ``x[..., p::sh, q::sw]``
+(zero-extended to ``ceil(H/sh) x ceil(W/sw)``); tap ``(a, b)`` reads one phase image, shifted by
+whole phase rows and columns, so the same construction applies with the phase image's row length
+(without the kernel's zero-padding to a multiple of the stride that :func:`phase_split` needs).
+Rows outside the phase image are skipped by the copies (the buffer is zeroed once and reused).
+
+All groups are filled by the same copies and multiplied by one batched ``matmul``; for one image at
+a time and an output as wide as the grid, the product is written straight into the output.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+#: upper bound (bytes) for the im2col buffer of one chunk of images (all groups)
+CLIP_CHUNK_BYTES = 256 * 2**10
+
+
+def _grid_width(w_in: int, stride: int) -> int:
+    return -(-w_in // stride)
+
+
+def flat_clip_fits(w_in: int, wo: int, stride: int = 1) -> bool:
+    """``flat-clip`` needs an output no wider than the (phase) image: its rows are the grid's."""
+    return wo <= _grid_width(w_in, stride)
+
+
+def _chunk(n: int, bytes_per_image: int, budget: int | None) -> int:
+    budget = CLIP_CHUNK_BYTES if budget is None else budget
+    most = max(1, min(n, budget // max(1, bytes_per_image)))
+    chunks = -(-n // most)
+    return -(-n // chunks)
+
+
+def _wraps(kw: int, col_shift, wo: int, w_in: int):
+    """Per kernel column ``b``: output columns ``[0, left)`` and ``[right, wo)`` whose read falls
+    left or right of the image row (column ``j`` reads column ``j + col_shift(b)``). Grid columns
+    from ``wo`` on are cropped: they may keep what they read."""
+    out = []
+    for b in range(kw):
+        s = col_shift(b)
+        left = min(max(-s, 0), wo)
+        right = max(min(w_in - s, wo), left)
+        if left > 0 or right < wo:
+            out.append((b, left, right))
+    return out
+
+
+def conv_flat_clip(x, w, stride, padding, dilation, groups, out, chunk_bytes: int | None = None):
+    """Convolution of ``x`` (N, C, H, W) into ``out`` (N, O, Ho, Wo), no bias.
+
+    ``padding`` is ``(top, bottom, left, right)``; requires :func:`flat_clip_fits`.
+    """
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    og = o // groups
+    sh, sw = stride
+    pt, pb, pl, _ = padding
+    dh, dw = dilation
+    ho, wo = out.shape[2:]
+    taps = kh * kw
+    k = cg * taps
+    wg = w.reshape(groups, og, k)
+    if (sh, sw) == (1, 1):
+        r = wd
+        p = ho * r
+        # the input with its zero rows (and room for the last taps' reads): long runs only
+        if pt == pb == pl == 0 and kw == 1 and x.flags.c_contiguous:
+            xv = x.reshape(n, c, h * r)
+        else:
+            xv = np.empty((n, c, (h + pt + pb) * r + (kw - 1) * dw), dtype=x.dtype)
+            start = pl + pt * r
+            xv[..., :start] = 0
+            xv[..., start : start + h * r] = x.reshape(n, c, h * r)
+            xv[..., start + h * r :] = 0
+        s0, s1, s2 = xv.strides
+        fills = None
+        wraps = _wraps(kw, lambda b: b * dw - pl, wo, wd)
+    else:
+        hq, r = -(-h // sh), -(-wd // sw)
+        p = ho * r
+        xv = _phases(x, sh, sw, hq, r)  # (N, C, sh*sw, hq*r)
+        fills = []
+        for a in range(kh):
+            ph, da = divmod(a * dh - pt, sh)[::-1]
+            q0, q1 = max(0, -da) * r, min(ho, hq - da) * r
+            for b in range(kw):
+                qw, db = divmod(b * dw - pl, sw)[::-1]
+                off = da * r + db
+                lo, hi = max(q0, -off), min(q1, hq * r - off)
+                fills.append((a * kw + b, ph * sw + qw, off, lo, hi))
+        wraps = _wraps(kw, lambda b: (b * dw - pl) // sw, wo, r)
+    chunk = _chunk(n, groups * k * p * x.itemsize, chunk_bytes)
+    direct = wo == r
+    bufs: dict[int, np.ndarray] = {}
+    for n0 in range(0, n, chunk):
+        n1 = min(n, n0 + chunk)
+        nb = n1 - n0
+        cols = bufs.get(nb)
+        if cols is None:  # (strides) zeroed once: the rows a tap never copies stay zero
+            alloc = np.empty if fills is None else np.zeros
+            cols = bufs[nb] = alloc((groups, cg, kh, kw, nb, p), dtype=x.dtype)
+        if fills is None:
+            cols[...] = as_strided(
+                xv[n0:n1],
+                shape=(groups, cg, kh, kw, nb, p),
+                strides=(cg * s1, s1, dh * r * s2, dw * s2, s0, s2),
+                writeable=False,
+            )
+        else:
+            src = xv[n0:n1].reshape(nb, groups, cg, -1, xv.shape[-1]).transpose(1, 2, 3, 0, 4)
+            flat = cols.reshape(groups, cg, taps, nb, p)
+            for t, plane, off, lo, hi in fills:
+                if hi > lo:
+                    flat[:, :, t, :, lo:hi] = src[:, :, plane, :, lo + off : hi + off]
+        grid = cols.reshape(groups, cg, kh, kw, nb, ho, r)
+        for b, left, right in wraps:
+            if left > 0:
+                grid[:, :, :, b, :, :, :left] = 0
+            if right < wo:
+                grid[:, :, :, b, :, :, right:wo] = 0
+        mat = cols.reshape(groups, k, nb * p)
+        if direct and nb == 1:
+            np.matmul(wg, mat, out=out[n0].reshape(groups, og, p))
+            continue
+        res = np.matmul(wg, mat).reshape(o, nb, ho, r)
+        out[n0:n1] = res.transpose(1, 0, 2, 3)[..., :wo]
+
+
+def _phases(x, sh, sw, hq, wq):
+    """``(N, C, sh*sw, hq*wq)``: plane ``p*sw + q`` is ``x[..., p::sh, q::sw]``, zero-extended."""
+    n, c, h, wd = x.shape
+    if h == hq * sh and wd == wq * sw:
+        xs = x.reshape(n, c, hq, sh, wq, sw).transpose(0, 1, 3, 5, 2, 4)
+        return np.ascontiguousarray(xs).reshape(n, c, sh * sw, hq * wq)
+    xq = np.zeros((n, c, sh, sw, hq, wq), dtype=x.dtype)
+    for p in range(sh):
+        for q in range(sw):
+            ph = x[:, :, p::sh, q::sw]
+            xq[:, :, p, q, : ph.shape[2], : ph.shape[3]] = ph
+    return xq.reshape(n, c, sh * sw, hq * wq)
