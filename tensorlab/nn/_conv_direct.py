@@ -27,10 +27,12 @@ a time and an output as wide as the grid, the product is written straight into t
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 #: upper bound (bytes) for the im2col buffer of one chunk of images (all groups)
-CLIP_CHUNK_BYTES = 256 * 2**10
+CLIP_CHUNK_BYTES = 2**20
+#: ... and of one block of rows, when a single image is over :data:`CLIP_CHUNK_BYTES` (the matrix
+#: product runs fastest when its operand stays in the L2 cache)
+CLIP_BLOCK_BYTES = 2**19
 
 
 def _grid_width(w_in: int, stride: int) -> int:
@@ -90,7 +92,6 @@ def conv_flat_clip(x, w, stride, padding, dilation, groups, out, chunk_bytes: in
             xv[..., :start] = 0
             xv[..., start : start + h * r] = x.reshape(n, c, h * r)
             xv[..., start + h * r :] = 0
-        s0, s1, s2 = xv.strides
         fills = None
         wraps = _wraps(kw, lambda b: b * dw - pl, wo, wd)
     else:
@@ -107,6 +108,9 @@ def conv_flat_clip(x, w, stride, padding, dilation, groups, out, chunk_bytes: in
                 lo, hi = max(q0, -off), min(q1, hq * r - off)
                 fills.append((a * kw + b, ph * sw + qw, off, lo, hi))
         wraps = _wraps(kw, lambda b: (b * dw - pl) // sw, wo, r)
+    if fills is None:
+        _rows(xv, wg, (kh, kw), (dh, dw), r, wraps, out, chunk_bytes)
+        return
     chunk = _chunk(n, groups * k * p * x.itemsize, chunk_bytes)
     direct = wo == r
     bufs: dict[int, np.ndarray] = {}
@@ -114,34 +118,70 @@ def conv_flat_clip(x, w, stride, padding, dilation, groups, out, chunk_bytes: in
         n1 = min(n, n0 + chunk)
         nb = n1 - n0
         cols = bufs.get(nb)
-        if cols is None:  # (strides) zeroed once: the rows a tap never copies stay zero
-            alloc = np.empty if fills is None else np.zeros
-            cols = bufs[nb] = alloc((groups, cg, kh, kw, nb, p), dtype=x.dtype)
-        if fills is None:
-            cols[...] = as_strided(
-                xv[n0:n1],
-                shape=(groups, cg, kh, kw, nb, p),
-                strides=(cg * s1, s1, dh * r * s2, dw * s2, s0, s2),
-                writeable=False,
-            )
-        else:
-            src = xv[n0:n1].reshape(nb, groups, cg, -1, xv.shape[-1]).transpose(1, 2, 3, 0, 4)
-            flat = cols.reshape(groups, cg, taps, nb, p)
-            for t, plane, off, lo, hi in fills:
-                if hi > lo:
-                    flat[:, :, t, :, lo:hi] = src[:, :, plane, :, lo + off : hi + off]
-        grid = cols.reshape(groups, cg, kh, kw, nb, ho, r)
-        for b, left, right in wraps:
-            if left > 0:
-                grid[:, :, :, b, :, :, :left] = 0
-            if right < wo:
-                grid[:, :, :, b, :, :, right:wo] = 0
+        if cols is None:  # zeroed once: the rows a tap never copies stay zero
+            cols = bufs[nb] = np.zeros((groups, cg, kh, kw, nb, p), dtype=x.dtype)
+        src = xv[n0:n1].reshape(nb, groups, cg, -1, xv.shape[-1]).transpose(1, 2, 3, 0, 4)
+        flat = cols.reshape(groups, cg, taps, nb, p)
+        for t, plane, off, lo, hi in fills:
+            if hi > lo:
+                flat[:, :, t, :, lo:hi] = src[:, :, plane, :, lo + off : hi + off]
+        _zero_wraps(cols.reshape(groups, cg, kh, kw, nb, ho, r), wraps, wo)
         mat = cols.reshape(groups, k, nb * p)
         if direct and nb == 1:
             np.matmul(wg, mat, out=out[n0].reshape(groups, og, p))
             continue
         res = np.matmul(wg, mat).reshape(o, nb, ho, r)
         out[n0:n1] = res.transpose(1, 0, 2, 3)[..., :wo]
+
+
+def _zero_wraps(grid, wraps, wo):
+    """Zero the output columns whose reads wrapped; ``grid`` is (G, C/G, kH, kW, images, rows, W).
+    Columns from ``wo`` on are cropped later: they keep what they read."""
+    for b, left, right in wraps:
+        if left > 0:
+            grid[:, :, :, b, :, :, :left] = 0
+        if right < wo:
+            grid[:, :, :, b, :, :, right:wo] = 0
+
+
+def _rows(xv, wg, kernel, dilation, r, wraps, out, budget):
+    """Stride 1 on the row-padded flat input ``xv`` (N, C, length): im2col by one strided copy per
+    chunk, a chunk being several images or, when one image is over budget, a block of its rows."""
+    n = xv.shape[0]
+    groups, og, k = wg.shape
+    kh, kw = kernel
+    dh, dw = dilation
+    cg = k // (kh * kw)
+    ho, wo = out.shape[2:]
+    per_row = groups * k * r * xv.itemsize
+    if per_row * ho <= (CLIP_CHUNK_BYTES if budget is None else budget):
+        chunk, block = _chunk(n, per_row * ho, budget), ho
+    else:
+        rows = max(1, (CLIP_BLOCK_BYTES if budget is None else budget) // per_row)
+        chunk, block = 1, -(-ho // -(-ho // rows))
+    s0, s1, s2 = xv.strides
+    strides = (cg * s1, s1, dh * r * s2, dw * s2, s0, s2)
+    direct = wo == r
+    outf = out.reshape(n, groups, og, ho * r) if direct else None
+    bufs: dict[tuple[int, int], np.ndarray] = {}
+    for n0 in range(0, n, chunk):
+        n1 = min(n, n0 + chunk)
+        nb = n1 - n0
+        for i0 in range(0, ho, block):
+            i1 = min(ho, i0 + block)
+            length = (i1 - i0) * r
+            cols = bufs.get((nb, length))
+            if cols is None:
+                cols = bufs[nb, length] = np.empty((groups, cg, kh, kw, nb, length), xv.dtype)
+            # every tap's rows at once: a (G, C/G, kH, kW, images, length) view of the flat input
+            cols[...] = np.ndarray(cols.shape, xv.dtype, xv, n0 * s0 + i0 * r * s2, strides)
+            _zero_wraps(cols.reshape(groups, cg, kh, kw, nb, i1 - i0, r), wraps, wo)
+            mat = cols.reshape(groups, k, nb * length)
+            if direct and nb == 1 and (groups == 1 or block == ho):
+                np.matmul(wg, mat, out=outf[n0, :, :, i0 * r : i1 * r])
+                continue
+            res = np.matmul(wg, mat).reshape(groups * og, nb, i1 - i0, r)
+            out[n0:n1, :, i0:i1] = res.transpose(1, 0, 2, 3)[..., :wo]
 
 
 def _phases(x, sh, sw, hq, wq):
