@@ -113,19 +113,21 @@ def conv_flat_clip(x, w, stride, padding, dilation, groups, out, chunk_bytes: in
         return
     chunk = _chunk(n, groups * k * p * x.itemsize, chunk_bytes)
     direct = wo == r
-    bufs: dict[int, np.ndarray] = {}
+    bufs: dict[int, tuple] = {}
     for n0 in range(0, n, chunk):
         n1 = min(n, n0 + chunk)
         nb = n1 - n0
-        cols = bufs.get(nb)
-        if cols is None:  # zeroed once: the rows a tap never copies stay zero
-            cols = bufs[nb] = np.zeros((groups, cg, kh, kw, nb, p), dtype=x.dtype)
+        if nb not in bufs:  # zeroed once: the rows a tap never copies stay zero
+            cols = np.zeros((groups, cg, kh, kw, nb, p), dtype=x.dtype)
+            bufs[nb] = cols, _wrap_views(cols, kw, r, wraps, wo)
+        cols, zero = bufs[nb]
         src = xv[n0:n1].reshape(nb, groups, cg, -1, xv.shape[-1]).transpose(1, 2, 3, 0, 4)
         flat = cols.reshape(groups, cg, taps, nb, p)
         for t, plane, off, lo, hi in fills:
             if hi > lo:
                 flat[:, :, t, :, lo:hi] = src[:, :, plane, :, lo + off : hi + off]
-        _zero_wraps(cols.reshape(groups, cg, kh, kw, nb, ho, r), wraps, wo)
+        for v in zero:
+            v.fill(0)
         mat = cols.reshape(groups, k, nb * p)
         if direct and nb == 1:
             np.matmul(wg, mat, out=out[n0].reshape(groups, og, p))
@@ -134,14 +136,23 @@ def conv_flat_clip(x, w, stride, padding, dilation, groups, out, chunk_bytes: in
         out[n0:n1] = res.transpose(1, 0, 2, 3)[..., :wo]
 
 
-def _zero_wraps(grid, wraps, wo):
-    """Zero the output columns whose reads wrapped; ``grid`` is (G, C/G, kH, kW, images, rows, W).
-    Columns from ``wo`` on are cropped later: they keep what they read."""
-    for b, left, right in wraps:
-        if left > 0:
-            grid[:, :, :, b, :, :, :left] = 0
-        if right < wo:
-            grid[:, :, :, b, :, :, right:wo] = 0
+def _wrap_views(cols, kw, r, wraps, wo):
+    """Views of the output columns whose reads wrapped, to be zeroed after each copy into ``cols``
+    (G, C/G, kH, kW, images, rows*r). Columns from ``wo`` on are cropped later: they keep what
+    they read.
+
+    One column ``j`` of one kernel column ``b`` is a 2-d strided view (channels and kernel rows,
+    then images and rows, a uniform stride ``r`` apart): long inner loops instead of one or two
+    elements each, and views made once per buffer."""
+    g, cg, kh, _, nb, length = cols.shape
+    item = cols.itemsize
+    shape = (g * cg * kh, nb * length // r)
+    strides = (kw * nb * length * item, r * item)
+    return [
+        np.ndarray(shape, cols.dtype, cols, (b * nb * length + j) * item, strides)
+        for b, left, right in wraps
+        for j in (*range(left), *range(right, wo))
+    ]
 
 
 def _rows(xv, wg, kernel, dilation, r, wraps, out, budget):
@@ -163,19 +174,21 @@ def _rows(xv, wg, kernel, dilation, r, wraps, out, budget):
     strides = (cg * s1, s1, dh * r * s2, dw * s2, s0, s2)
     direct = wo == r
     outf = out.reshape(n, groups, og, ho * r) if direct else None
-    bufs: dict[tuple[int, int], np.ndarray] = {}
+    bufs: dict[tuple[int, int], tuple] = {}
     for n0 in range(0, n, chunk):
         n1 = min(n, n0 + chunk)
         nb = n1 - n0
         for i0 in range(0, ho, block):
             i1 = min(ho, i0 + block)
             length = (i1 - i0) * r
-            cols = bufs.get((nb, length))
-            if cols is None:
-                cols = bufs[nb, length] = np.empty((groups, cg, kh, kw, nb, length), xv.dtype)
+            if (nb, length) not in bufs:
+                cols = np.empty((groups, cg, kh, kw, nb, length), xv.dtype)
+                bufs[nb, length] = cols, _wrap_views(cols, kw, r, wraps, wo)
+            cols, zero = bufs[nb, length]
             # every tap's rows at once: a (G, C/G, kH, kW, images, length) view of the flat input
             cols[...] = np.ndarray(cols.shape, xv.dtype, xv, n0 * s0 + i0 * r * s2, strides)
-            _zero_wraps(cols.reshape(groups, cg, kh, kw, nb, i1 - i0, r), wraps, wo)
+            for v in zero:
+                v.fill(0)
             mat = cols.reshape(groups, k, nb * length)
             if direct and nb == 1 and (groups == 1 or block == ho):
                 np.matmul(wg, mat, out=outf[n0, :, :, i0 * r : i1 * r])
