@@ -28,11 +28,14 @@ from __future__ import annotations
 
 import numpy as np
 
-#: upper bound (bytes) for the im2col buffer of one chunk of images (all groups)
-CLIP_CHUNK_BYTES = 2**20
-#: ... and of one block of rows, when a single image is over :data:`CLIP_CHUNK_BYTES` (the matrix
-#: product runs fastest when its operand stays in the L2 cache)
+#: im2col buffer (bytes, all groups) of one image at most for a whole image at a time; a bigger
+#: image goes by blocks of rows of at most :data:`CLIP_BLOCK_BYTES` (the matrix product runs fastest
+#: with its operand in the L2 cache, measured on the benchmark suite)
+CLIP_IMAGE_BYTES = 2**20
 CLIP_BLOCK_BYTES = 2**19
+#: several small images share one buffer up to this size (fewer, longer calls); one image at a time
+#: writes its product straight into the output, which pays from about half of it
+CLIP_BATCH_BYTES = 2**18
 
 
 def _grid_width(w_in: int, stride: int) -> int:
@@ -45,7 +48,8 @@ def flat_clip_fits(w_in: int, wo: int, stride: int = 1) -> bool:
 
 
 def _chunk(n: int, bytes_per_image: int, budget: int | None) -> int:
-    budget = CLIP_CHUNK_BYTES if budget is None else budget
+    """Images per chunk (equal chunks), their buffer within ``budget`` (:data:`CLIP_BATCH_BYTES`)."""
+    budget = CLIP_BATCH_BYTES if budget is None else budget
     most = max(1, min(n, budget // max(1, bytes_per_image)))
     chunks = -(-n // most)
     return -(-n // chunks)
@@ -165,7 +169,7 @@ def _rows(xv, wg, kernel, dilation, r, wraps, out, budget):
     cg = k // (kh * kw)
     ho, wo = out.shape[2:]
     per_row = groups * k * r * xv.itemsize
-    if per_row * ho <= (CLIP_CHUNK_BYTES if budget is None else budget):
+    if per_row * ho <= (CLIP_IMAGE_BYTES if budget is None else budget):
         chunk, block = _chunk(n, per_row * ho, budget), ho
     else:
         rows = max(1, (CLIP_BLOCK_BYTES if budget is None else budget) // per_row)

@@ -260,8 +260,8 @@ def _conv_into(x, w, stride, padding, dilation, groups, strategy, out, share: in
     ho, wo = out.shape[2:]
     if strategy == "flat-clip":
         if _direct.flat_clip_fits(wd, wo, sw):
-            budget = _direct.CLIP_CHUNK_BYTES // share
-            _direct.conv_flat_clip(x, w, stride, padding, dilation, groups, out, budget)
+            # (each core has its own L2 cache: threads need not share the budgets)
+            _direct.conv_flat_clip(x, w, stride, padding, dilation, groups, out)
             return
         strategy = _fallback_strategy(cg, o // groups, stride)
     if strategy == "1x1" and (kh, kw) == (1, 1):

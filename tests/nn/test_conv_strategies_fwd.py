@@ -157,7 +157,8 @@ def test_flat_clip_falls_back_when_the_output_is_wider(torch):
 def test_flat_clip_threaded_split(torch, monkeypatch):
     """TENSORLAB_THREADS=2: images split between threads, each with half the chunk budget."""
     monkeypatch.setattr(K, "THREADS", 2)
-    monkeypatch.setattr(D, "CLIP_CHUNK_BYTES", 4000)
+    for name in ("CLIP_IMAGE_BYTES", "CLIP_BLOCK_BYTES", "CLIP_BATCH_BYTES"):
+        monkeypatch.setattr(D, name, 4000)
     rng = np.random.default_rng(6)
     x, w = rng.standard_normal((5, 4, 9, 8)), rng.standard_normal((6, 2, 3, 3))
     for stride in ((1, 1), (2, 1)):
