@@ -116,44 +116,56 @@ def conv_flat_clip(x, w, stride, padding, dilation, groups, out, chunk_bytes: in
         _rows(xv, wg, (kh, kw), (dh, dw), r, wraps, out, chunk_bytes)
         return
     chunk = _chunk(n, groups * k * p * x.itemsize, chunk_bytes)
-    direct = wo == r
     bufs: dict[int, tuple] = {}
     for n0 in range(0, n, chunk):
         n1 = min(n, n0 + chunk)
         nb = n1 - n0
         if nb not in bufs:  # zeroed once: the rows a tap never copies stay zero
-            cols = np.zeros((groups, cg, kh, kw, nb, p), dtype=x.dtype)
-            bufs[nb] = cols, _wrap_views(cols, kw, r, wraps, wo)
+            cols = np.zeros((nb, groups, cg, kh, kw, p), dtype=x.dtype)
+            bufs[nb] = cols, _wrap_views(cols, r, wraps, wo)
         cols, zero = bufs[nb]
-        src = xv[n0:n1].reshape(nb, groups, cg, -1, xv.shape[-1]).transpose(1, 2, 3, 0, 4)
-        flat = cols.reshape(groups, cg, taps, nb, p)
+        src = xv[n0:n1].reshape(nb, groups, cg, -1, xv.shape[-1])
+        flat = cols.reshape(nb, groups, cg, taps, p)
         for t, plane, off, lo, hi in fills:
             if hi > lo:
-                flat[:, :, t, :, lo:hi] = src[:, :, plane, :, lo + off : hi + off]
+                flat[:, :, :, t, lo:hi] = src[:, :, :, plane, lo + off : hi + off]
         for v in zero:
             v.fill(0)
-        mat = cols.reshape(groups, k, nb * p)
-        if direct and nb == 1:
-            np.matmul(wg, mat, out=out[n0].reshape(groups, og, p))
-            continue
-        res = np.matmul(wg, mat).reshape(o, nb, ho, r)
-        out[n0:n1] = res.transpose(1, 0, 2, 3)[..., :wo]
+        _product(wg, cols, out, n0, 0, ho)
 
 
-def _wrap_views(cols, kw, r, wraps, wo):
+def _product(wg, cols, out, n0, i0, i1):
+    """Output rows ``[i0, i1)`` of images ``n0...`` = weights ``wg`` (G, O/G, K) times ``cols``
+    (images, G, ..., rows*W): one batched product, straight into the output when the rows are
+    whole output rows (contiguous, or one group)."""
+    nb, groups = cols.shape[:2]
+    og, k = wg.shape[1:]
+    ho, wo = out.shape[2:]
+    length = cols.shape[-1]
+    r = length // (i1 - i0)
+    mat = cols.reshape(nb, groups, k, length)
+    if wo == r and (i1 - i0 == ho or (groups == 1 and nb == 1)):
+        dst = out[n0 : n0 + nb].reshape(nb, groups, og, ho * r)[..., i0 * r : i1 * r]
+        np.matmul(wg, mat, out=dst)
+    else:
+        res = np.matmul(wg, mat).reshape(nb, groups * og, i1 - i0, r)
+        out[n0 : n0 + nb, :, i0:i1] = res[..., :wo]
+
+
+def _wrap_views(cols, r, wraps, wo):
     """Views of the output columns whose reads wrapped, to be zeroed after each copy into ``cols``
-    (G, C/G, kH, kW, images, rows*r). Columns from ``wo`` on are cropped later: they keep what
+    (images, G, C/G, kH, kW, rows*r). Columns from ``wo`` on are cropped later: they keep what
     they read.
 
-    One column ``j`` of one kernel column ``b`` is a 2-d strided view (channels and kernel rows,
-    then images and rows, a uniform stride ``r`` apart): long inner loops instead of one or two
+    One column ``j`` of one kernel column ``b`` is a 2-d strided view (images, channels and kernel
+    rows, then rows, a uniform stride ``r`` apart): long inner loops instead of one or two
     elements each, and views made once per buffer."""
-    g, cg, kh, _, nb, length = cols.shape
+    kw, length = cols.shape[-2:]
     item = cols.itemsize
-    shape = (g * cg * kh, nb * length // r)
-    strides = (kw * nb * length * item, r * item)
+    shape = (cols.size // (kw * length), length // r)
+    strides = (kw * length * item, r * item)
     return [
-        np.ndarray(shape, cols.dtype, cols, (b * nb * length + j) * item, strides)
+        np.ndarray(shape, cols.dtype, cols, (b * length + j) * item, strides)
         for b, left, right in wraps
         for j in (*range(left), *range(right, wo))
     ]
@@ -167,7 +179,7 @@ def _rows(xv, wg, kernel, dilation, r, wraps, out, budget):
     kh, kw = kernel
     dh, dw = dilation
     cg = k // (kh * kw)
-    ho, wo = out.shape[2:]
+    ho = out.shape[2]
     per_row = groups * k * r * xv.itemsize
     if per_row * ho <= (CLIP_IMAGE_BYTES if budget is None else budget):
         chunk, block = _chunk(n, per_row * ho, budget), ho
@@ -175,30 +187,22 @@ def _rows(xv, wg, kernel, dilation, r, wraps, out, budget):
         rows = max(1, (CLIP_BLOCK_BYTES if budget is None else budget) // per_row)
         chunk, block = 1, -(-ho // -(-ho // rows))
     s0, s1, s2 = xv.strides
-    strides = (cg * s1, s1, dh * r * s2, dw * s2, s0, s2)
-    direct = wo == r
-    outf = out.reshape(n, groups, og, ho * r) if direct else None
+    strides = (s0, cg * s1, s1, dh * r * s2, dw * s2, s2)
     bufs: dict[tuple[int, int], tuple] = {}
     for n0 in range(0, n, chunk):
-        n1 = min(n, n0 + chunk)
-        nb = n1 - n0
+        nb = min(n, n0 + chunk) - n0
         for i0 in range(0, ho, block):
             i1 = min(ho, i0 + block)
-            length = (i1 - i0) * r
-            if (nb, length) not in bufs:
-                cols = np.empty((groups, cg, kh, kw, nb, length), xv.dtype)
-                bufs[nb, length] = cols, _wrap_views(cols, kw, r, wraps, wo)
-            cols, zero = bufs[nb, length]
-            # every tap's rows at once: a (G, C/G, kH, kW, images, length) view of the flat input
+            key = nb, (i1 - i0) * r
+            if key not in bufs:
+                cols = np.empty((nb, groups, cg, kh, kw, key[1]), xv.dtype)
+                bufs[key] = cols, _wrap_views(cols, r, wraps, out.shape[3])
+            cols, zero = bufs[key]
+            # every tap's rows at once: an (images, G, C/G, kH, kW, length) view of the flat input
             cols[...] = np.ndarray(cols.shape, xv.dtype, xv, n0 * s0 + i0 * r * s2, strides)
             for v in zero:
                 v.fill(0)
-            mat = cols.reshape(groups, k, nb * length)
-            if direct and nb == 1 and (groups == 1 or block == ho):
-                np.matmul(wg, mat, out=outf[n0, :, :, i0 * r : i1 * r])
-                continue
-            res = np.matmul(wg, mat).reshape(groups * og, nb, i1 - i0, r)
-            out[n0:n1, :, i0:i1] = res.transpose(1, 0, 2, 3)[..., :wo]
+            _product(wg, cols, out, n0, i0, i1)
 
 
 def _phases(x, sh, sw, hq, wq):
