@@ -85,19 +85,10 @@ def conv_flat_clip(x, w, stride, padding, dilation, groups, out, chunk_bytes: in
     k = cg * taps
     wg = w.reshape(groups, og, k)
     if (sh, sw) == (1, 1):
-        r = wd
-        p = ho * r
-        # the input with its zero rows (and room for the last taps' reads): long runs only
-        if pt == pb == pl == 0 and kw == 1 and x.flags.c_contiguous:
-            xv = x.reshape(n, c, h * r)
-        else:
-            xv = np.empty((n, c, (h + pt + pb) * r + (kw - 1) * dw), dtype=x.dtype)
-            start = pl + pt * r
-            xv[..., :start] = 0
-            xv[..., start : start + h * r] = x.reshape(n, c, h * r)
-            xv[..., start + h * r :] = 0
-        fills = None
         wraps = _wraps(kw, lambda b: b * dw - pl, wo, wd)
+        xf = np.ascontiguousarray(x).reshape(n, c, h * wd)
+        _rows(xf, (pt, pl), wg, (kh, kw), (dh, dw), wd, wraps, out, chunk_bytes)
+        return
     else:
         hq, r = -(-h // sh), -(-wd // sw)
         p = ho * r
@@ -112,9 +103,6 @@ def conv_flat_clip(x, w, stride, padding, dilation, groups, out, chunk_bytes: in
                 lo, hi = max(q0, -off), min(q1, hq * r - off)
                 fills.append((a * kw + b, ph * sw + qw, off, lo, hi))
         wraps = _wraps(kw, lambda b: (b * dw - pl) // sw, wo, r)
-    if fills is None:
-        _rows(xv, wg, (kh, kw), (dh, dw), r, wraps, out, chunk_bytes)
-        return
     chunk = _chunk(n, groups * k * p * x.itemsize, chunk_bytes)
     bufs: dict[int, tuple] = {}
     for n0 in range(0, n, chunk):
@@ -171,35 +159,56 @@ def _wrap_views(cols, r, wraps, wo):
     ]
 
 
-def _rows(xv, wg, kernel, dilation, r, wraps, out, budget):
-    """Stride 1 on the row-padded flat input ``xv`` (N, C, length): im2col by one strided copy per
-    chunk, a chunk being several images or, when one image is over budget, a block of its rows."""
-    n = xv.shape[0]
+def _rows(xf, pads, wg, kernel, dilation, r, wraps, out, budget):
+    """Stride 1 on the flat input ``xf`` (N, C, H*W): im2col by one strided copy per chunk, a
+    chunk being several images or, when one image is over budget, a block of its rows.
+
+    The copy reads the image with ``top`` zero rows above it and ``left`` zeros before it (and
+    zeros after it): a chunk whose reads stay inside the image reads ``xf`` itself, the others a
+    zero-padded copy of just the rows they read (long runs only)."""
+    n, c, hr = xf.shape
     groups, og, k = wg.shape
     kh, kw = kernel
     dh, dw = dilation
     cg = k // (kh * kw)
     ho = out.shape[2]
-    per_row = groups * k * r * xv.itemsize
+    pt, pl = pads
+    per_row = groups * k * r * xf.itemsize
     if per_row * ho <= (CLIP_IMAGE_BYTES if budget is None else budget):
         chunk, block = _chunk(n, per_row * ho, budget), ho
     else:
         rows = max(1, (CLIP_BLOCK_BYTES if budget is None else budget) // per_row)
         chunk, block = 1, -(-ho // -(-ho // rows))
-    s0, s1, s2 = xv.strides
-    strides = (s0, cg * s1, s1, dh * r * s2, dw * s2, s2)
     bufs: dict[tuple[int, int], tuple] = {}
+    padded: dict[tuple[int, int], np.ndarray] = {}
     for n0 in range(0, n, chunk):
         nb = min(n, n0 + chunk) - n0
         for i0 in range(0, ho, block):
             i1 = min(ho, i0 + block)
             key = nb, (i1 - i0) * r
             if key not in bufs:
-                cols = np.empty((nb, groups, cg, kh, kw, key[1]), xv.dtype)
+                cols = np.empty((nb, groups, cg, kh, kw, key[1]), xf.dtype)
                 bufs[key] = cols, _wrap_views(cols, r, wraps, out.shape[3])
             cols, zero = bufs[key]
-            # every tap's rows at once: an (images, G, C/G, kH, kW, length) view of the flat input
-            cols[...] = np.ndarray(cols.shape, xv.dtype, xv, n0 * s0 + i0 * r * s2, strides)
+            # the flat input the block reads, from element ``first`` of the padded image on
+            first = (i0 - pt) * r - pl
+            need = (i1 - i0 + (kh - 1) * dh) * r + (kw - 1) * dw
+            if first >= 0 and first + need <= hr:
+                src, base = xf, n0 * xf.strides[0] + first * xf.itemsize
+            else:
+                src = padded.get((nb, need))
+                if src is None:
+                    src = padded[nb, need] = np.empty((nb, c, need), xf.dtype)
+                lo = min(max(0, -first), need)
+                hi = max(min(need, hr - first), lo)
+                src[..., :lo] = 0
+                src[..., lo:hi] = xf[n0 : n0 + nb, :, first + lo : first + hi]
+                src[..., hi:] = 0
+                base = 0
+            s0, s1, s2 = src.strides
+            strides = (s0, cg * s1, s1, dh * r * s2, dw * s2, s2)
+            # every tap's rows at once: an (images, G, C/G, kH, kW, length) view of the input
+            cols[...] = np.ndarray(cols.shape, src.dtype, src, base, strides)
             for v in zero:
                 v.fill(0)
             _product(wg, cols, out, n0, i0, i1)
