@@ -8,11 +8,11 @@ long contiguous slices of the flattened input: no zero-padded copy of the input 
 ``q = i*W + j`` and kernel tap ``(a, b)`` reads the flat image at ``q + (a*dh - top)*W + b*dw - left``
 (one contiguous slice per tap and channel). Where a tap reads outside the image it must read zero:
 
-* rows above or below the image: the input gets ``top``/``bottom`` zero rows (a copy made of long
-  runs, skipped without padding), so these reads land on zeros;
+* rows above or below the image: a chunk whose reads reach them reads a copy of just its rows
+  with zeros around (long runs only); the others read the input itself;
 * columns left or right of the image are the same few grid columns ``j`` in every row (the slice
-  wrapped into the neighbouring row there): they are set to zero after the copy, one strided
-  assignment per kernel column.
+  wrapped into the neighbouring row there): they are set to zero after the copy, through views
+  made once per buffer (one per wrapped column, long strided runs).
 
 **Stride s > 1.** The input is first split into its ``sh*sw`` phase images ``x[..., p::sh, q::sw]``
 (zero-extended to ``ceil(H/sh) x ceil(W/sw)``); tap ``(a, b)`` reads one phase image, shifted by
@@ -20,8 +20,11 @@ whole phase rows and columns, so the same construction applies with the phase im
 (without the kernel's zero-padding to a multiple of the stride that :func:`phase_split` needs).
 Rows outside the phase image are skipped by the copies (the buffer is zeroed once and reused).
 
-All groups are filled by the same copies and multiplied by one batched ``matmul``; for one image at
-a time and an output as wide as the grid, the product is written straight into the output.
+The buffer holds (images, groups, channels, kernel rows, kernel columns, positions): all groups
+are filled by the same copies and one batched ``matmul`` per chunk writes the product straight
+into the output when the grid is as wide as the output. A chunk is a few images, one image, or a
+block of rows of a big one, sized by the budgets below (measured on the benchmark suite, one
+thread: per-call overhead against the L2 cache).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ CLIP_IMAGE_BYTES = 2**20
 CLIP_BLOCK_BYTES = 2**19
 #: several small images share one buffer up to this size (fewer, longer calls); one image at a time
 #: writes its product straight into the output, which pays from about half of it
-CLIP_BATCH_BYTES = 2**18
+CLIP_BATCH_BYTES = 5 * 2**17
 
 
 def _grid_width(w_in: int, stride: int) -> int:
@@ -180,7 +183,7 @@ def _rows(xf, pads, wg, kernel, dilation, r, wraps, out, budget):
         rows = max(1, (CLIP_BLOCK_BYTES if budget is None else budget) // per_row)
         chunk, block = 1, -(-ho // -(-ho // rows))
     bufs: dict[tuple[int, int], tuple] = {}
-    padded: dict[tuple[int, int], np.ndarray] = {}
+    padded: dict[tuple[int, int, int, int], np.ndarray] = {}
     for n0 in range(0, n, chunk):
         nb = min(n, n0 + chunk) - n0
         for i0 in range(0, ho, block):
@@ -196,14 +199,12 @@ def _rows(xf, pads, wg, kernel, dilation, r, wraps, out, budget):
             if first >= 0 and first + need <= hr:
                 src, base = xf, n0 * xf.strides[0] + first * xf.itemsize
             else:
-                src = padded.get((nb, need))
-                if src is None:
-                    src = padded[nb, need] = np.empty((nb, c, need), xf.dtype)
                 lo = min(max(0, -first), need)
                 hi = max(min(need, hr - first), lo)
-                src[..., :lo] = 0
+                src = padded.get((nb, need, lo, hi))
+                if src is None:  # zeroed once: only [lo, hi) is copied into
+                    src = padded[nb, need, lo, hi] = np.zeros((nb, c, need), xf.dtype)
                 src[..., lo:hi] = xf[n0 : n0 + nb, :, first + lo : first + hi]
-                src[..., hi:] = 0
                 base = 0
             s0, s1, s2 = src.strides
             strides = (s0, cg * s1, s1, dh * r * s2, dw * s2, s2)
