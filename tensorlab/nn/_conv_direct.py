@@ -90,7 +90,12 @@ def conv_flat_clip(x, w, stride, padding, dilation, groups, out, chunk_bytes: in
     if (sh, sw) == (1, 1):
         wraps = _wraps(kw, lambda b: b * dw - pl, wo, wd)
         xf = np.ascontiguousarray(x).reshape(n, c, h * wd)
-        _rows(xf, (pt, pl), wg, (kh, kw), (dh, dw), wd, wraps, out, chunk_bytes)
+        per_image = c * (kw + kh + 1) * (h + pt + pb) * wd * x.itemsize
+        budget = CLIP_IMAGE_BYTES if chunk_bytes is None else chunk_bytes
+        if cg == 1 and og == 1 and kh > 1 and per_image <= budget:
+            _depthwise(xf, (pt, pl), w, (dh, dw), wd, wraps, out)
+        else:
+            _rows(xf, (pt, pl), wg, (kh, kw), (dh, dw), wd, wraps, out, chunk_bytes)
         return
     else:
         hq, r = -(-h // sh), -(-wd // sw)
@@ -183,7 +188,7 @@ def _rows(xf, pads, wg, kernel, dilation, r, wraps, out, budget):
         rows = max(1, (CLIP_BLOCK_BYTES if budget is None else budget) // per_row)
         chunk, block = 1, -(-ho // -(-ho // rows))
     bufs: dict[tuple[int, int], tuple] = {}
-    padded: dict[tuple[int, int, int, int], np.ndarray] = {}
+    padded: dict = {}
     for n0 in range(0, n, chunk):
         nb = min(n, n0 + chunk) - n0
         for i0 in range(0, ho, block):
@@ -196,16 +201,7 @@ def _rows(xf, pads, wg, kernel, dilation, r, wraps, out, budget):
             # the flat input the block reads, from element ``first`` of the padded image on
             first = (i0 - pt) * r - pl
             need = (i1 - i0 + (kh - 1) * dh) * r + (kw - 1) * dw
-            if first >= 0 and first + need <= hr:
-                src, base = xf, n0 * xf.strides[0] + first * xf.itemsize
-            else:
-                lo = min(max(0, -first), need)
-                hi = max(min(need, hr - first), lo)
-                src = padded.get((nb, need, lo, hi))
-                if src is None:  # zeroed once: only [lo, hi) is copied into
-                    src = padded[nb, need, lo, hi] = np.zeros((nb, c, need), xf.dtype)
-                src[..., lo:hi] = xf[n0 : n0 + nb, :, first + lo : first + hi]
-                base = 0
+            src, base = _padded_rows(xf, n0, nb, first, need, padded)
             s0, s1, s2 = src.strides
             strides = (s0, cg * s1, s1, dh * r * s2, dw * s2, s2)
             # every tap's rows at once: an (images, G, C/G, kH, kW, length) view of the input
@@ -213,6 +209,67 @@ def _rows(xf, pads, wg, kernel, dilation, r, wraps, out, budget):
             for v in zero:
                 v.fill(0)
             _product(wg, cols, out, n0, i0, i1)
+
+
+def _padded_rows(xf, n0, nb, first, need, cache):
+    """``need`` elements of the flat images ``n0 : n0+nb`` from element ``first`` on (negative:
+    before the image), zeros outside the image: ``(array, byte offset)``, the input itself when
+    the range lies inside it, else a copy in a buffer zeroed once (only the image part changes)."""
+    hr = xf.shape[2]
+    if first >= 0 and first + need <= hr:
+        return xf, n0 * xf.strides[0] + first * xf.itemsize
+    lo = min(max(0, -first), need)
+    hi = max(min(need, hr - first), lo)
+    src = cache.get((nb, need, lo, hi))
+    if src is None:
+        src = cache[nb, need, lo, hi] = np.zeros((nb, xf.shape[1], need), xf.dtype)
+    src[..., lo:hi] = xf[n0 : n0 + nb, :, first + lo : first + hi]
+    return src, 0
+
+
+def _depthwise(xf, pads, w, dilation, r, wraps, out):
+    """Stride 1, one input and one output channel per group: im2col of the kernel's first row
+    only, the other kernel rows added as whole-row shifts of the product.
+
+    Per image, row ``(c, b)`` of the matrix is the flat (row-padded) image from ``b*dw`` on,
+    over the output rows and the ``(kH-1)*dh`` rows below them (``S`` positions). The product
+    ``(kH, kW) @ (kW, S)`` per channel gives every kernel row's partial sums; it is written in a
+    (kH, C, S) layout, so that kernel row ``a``'s sums, shifted by ``a*dh`` rows, are one
+    contiguous slice for all channels at once (the tails past a channel's outputs are thrown
+    away). A third of the copying of the full im2col for a 3x3 kernel.
+    """
+    n, c, _ = xf.shape
+    _, _, kh, kw = w.shape
+    dh, dw = dilation
+    pt, pl = pads
+    ho, wo = out.shape[2:]
+    shift = dh * r
+    span = (ho + (kh - 1) * dh) * r
+    need = span + (kw - 1) * dw
+    wt = w.reshape(c, kh, kw)
+    cols = np.empty((c, kw, span), xf.dtype)
+    zero = _wrap_views(cols, r, wraps, wo)
+    part = np.empty((kh, c, span), xf.dtype)
+    grid = np.empty((c, span), xf.dtype)
+    length = (c - 1) * span + ho * r
+    acc = grid.reshape(-1)[:length]
+    pf = part.reshape(-1)
+    step = c * span + shift
+    cache: dict = {}
+    for i in range(n):
+        src, base = _padded_rows(xf, i, 1, -pt * r - pl, need, cache)
+        s1, s2 = src.strides[1:]
+        cols[...] = np.ndarray(cols.shape, src.dtype, src, base, (s1, dw * s2, s2))
+        for v in zero:
+            v.fill(0)
+        np.matmul(wt, cols, out=part.transpose(1, 0, 2))
+        np.add(pf[:length], pf[step : step + length], out=acc)
+        for a in range(2, kh):
+            acc += pf[a * step : a * step + length]
+        if wo == r:
+            out[i].reshape(c, ho * r)[...] = grid[:, : ho * r]
+        else:
+            out[i] = grid[:, : ho * r].reshape(c, ho, r)[..., :wo]
 
 
 def _phases(x, sh, sw, hq, wq):

@@ -77,6 +77,26 @@ def test_flat_clip_matches_torch(torch, case):
     np.testing.assert_allclose(out, ref, rtol=1e-10, atol=1e-10)
 
 
+@settings(max_examples=150, deadline=None)
+@given(case=clip_cases(), channels=st.integers(1, 5))
+def test_flat_clip_depthwise_matches_torch(torch, case, channels):
+    """One input and one output channel per group, stride 1: the kernel-rows-as-shifts path
+    (``_depthwise``), and the general one when the image is over the budget."""
+    n, _, h, w = case["x"]
+    kh, kw = case["w"][2:]
+    rng = np.random.default_rng(case["seed"])
+    x = rng.standard_normal((n, channels, h, w))
+    wt = rng.standard_normal((channels, 1, kh, kw))
+    args = ((1, 1), case["padding"], case["dilation"], channels)
+    case = dict(case, x=x.shape, w=wt.shape, stride=(1, 1))
+    ho, wo = _out_hw(case)
+    ref = _ref(torch, x, wt, *args)
+    for budget in (None, 1):
+        out = np.full((n, channels, ho, wo), np.nan)
+        D.conv_flat_clip(x, wt, *args, out, budget)
+        np.testing.assert_allclose(out, ref, rtol=1e-10, atol=1e-10)
+
+
 @settings(max_examples=60, deadline=None)
 @given(case=clip_cases())
 def test_conv2d_dispatch_with_flat_clip_matches_torch(torch, case):
