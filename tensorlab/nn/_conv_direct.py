@@ -41,6 +41,15 @@ CLIP_BLOCK_BYTES = 2**19
 CLIP_BATCH_BYTES = 5 * 2**17
 
 
+#: buffers (bytes) of one image or block of rows in the row-fold kernel (:func:`_rowfold`)
+ROWFOLD_BYTES = 2**21
+
+
+def use_rowfold(c: int, o: int, kh: int, kw: int) -> bool:
+    """One-group convolutions that go through :func:`_rowfold` (measured: few output channels)."""
+    return o <= 32 and c * kw >= 32
+
+
 def _grid_width(w_in: int, stride: int) -> int:
     return -(-w_in // stride)
 
@@ -90,10 +99,10 @@ def conv_flat_clip(x, w, stride, padding, dilation, groups, out, chunk_bytes: in
     if (sh, sw) == (1, 1):
         wraps = _wraps(kw, lambda b: b * dw - pl, wo, wd)
         xf = np.ascontiguousarray(x).reshape(n, c, h * wd)
-        per_image = c * (kw + kh + 1) * (h + pt + pb) * wd * x.itemsize
-        budget = CLIP_IMAGE_BYTES if chunk_bytes is None else chunk_bytes
-        if cg == 1 and og == 1 and kh > 1 and per_image <= budget:
-            _depthwise(xf, (pt, pl), w, (dh, dw), wd, wraps, out)
+        depthwise = cg == 1 and og == 1 and groups > 1
+        if kh > 1 and (depthwise or (groups == 1 and use_rowfold(c, o, kh, kw))):
+            budget = ROWFOLD_BYTES if chunk_bytes is None else chunk_bytes
+            _rowfold(xf, (pt, pl), w, groups, (dh, dw), wd, wraps, out, budget)
         else:
             _rows(xf, (pt, pl), wg, (kh, kw), (dh, dw), wd, wraps, out, chunk_bytes)
         return
@@ -227,49 +236,69 @@ def _padded_rows(xf, n0, nb, first, need, cache):
     return src, 0
 
 
-def _depthwise(xf, pads, w, dilation, r, wraps, out):
-    """Stride 1, one input and one output channel per group: im2col of the kernel's first row
-    only, the other kernel rows added as whole-row shifts of the product.
+def _rowfold(xf, pads, w, groups, dilation, r, wraps, out, budget):
+    """Stride 1, one group or one input and one output channel per group: im2col of the kernel's
+    first row only, the other kernel rows added as whole-row shifts of the product.
 
-    Per image, row ``(c, b)`` of the matrix is the flat (row-padded) image from ``b*dw`` on,
-    over the output rows and the ``(kH-1)*dh`` rows below them (``S`` positions). The product
-    ``(kH, kW) @ (kW, S)`` per channel gives every kernel row's partial sums; it is written in a
-    (kH, C, S) layout, so that kernel row ``a``'s sums, shifted by ``a*dh`` rows, are one
-    contiguous slice for all channels at once (the tails past a channel's outputs are thrown
-    away). A third of the copying of the full im2col for a 3x3 kernel.
+    Per image (or block of output rows), row ``(c, b)`` of the matrix is the flat (row-padded)
+    image from ``b*dw`` on, over the output rows and the ``(kH-1)*dh`` rows below them (``S``
+    positions). One product gives every kernel row's partial sums, laid out (kH, O, S): kernel
+    row ``a``'s sums, shifted by ``a*dh`` rows, are one contiguous slice for all output channels
+    at once (the tails past a channel's outputs are thrown away). ``1/kH`` of the copying of the
+    full im2col, and a product with ``kH`` times more rows and fewer columns (for one group: a
+    better shape for the BLAS kernel when there are few output channels).
     """
     n, c, _ = xf.shape
-    _, _, kh, kw = w.shape
+    o, cg, kh, kw = w.shape
     dh, dw = dilation
     pt, pl = pads
     ho, wo = out.shape[2:]
     shift = dh * r
-    span = (ho + (kh - 1) * dh) * r
-    need = span + (kw - 1) * dw
-    wt = w.reshape(c, kh, kw)
-    cols = np.empty((c, kw, span), xf.dtype)
-    zero = _wrap_views(cols, r, wraps, wo)
-    part = np.empty((kh, c, span), xf.dtype)
-    grid = np.empty((c, span), xf.dtype)
-    length = (c - 1) * span + ho * r
-    acc = grid.reshape(-1)[:length]
-    pf = part.reshape(-1)
-    step = c * span + shift
+    reach = (kh - 1) * dh
+    if groups == 1:  # (kH*O, C*kW): row a*O + o, column ch*kW + b holds w[o, ch, a, b]
+        wt = np.ascontiguousarray(w.transpose(2, 0, 1, 3)).reshape(kh * o, c * kw)
+    else:  # depthwise: (C, kH, kW), one product per channel written as (kH, C, S)
+        wt = w.reshape(c, kh, kw)
+    per_row = (c * kw + kh * o + o) * r * xf.itemsize
+    rows = max(1, budget // per_row - reach)
+    block = -(-ho // -(-ho // rows)) if rows < ho else ho
+    bufs: dict[int, tuple] = {}
     cache: dict = {}
     for i in range(n):
-        src, base = _padded_rows(xf, i, 1, -pt * r - pl, need, cache)
-        s1, s2 = src.strides[1:]
-        cols[...] = np.ndarray(cols.shape, src.dtype, src, base, (s1, dw * s2, s2))
-        for v in zero:
-            v.fill(0)
-        np.matmul(wt, cols, out=part.transpose(1, 0, 2))
-        np.add(pf[:length], pf[step : step + length], out=acc)
-        for a in range(2, kh):
-            acc += pf[a * step : a * step + length]
-        if wo == r:
-            out[i].reshape(c, ho * r)[...] = grid[:, : ho * r]
-        else:
-            out[i] = grid[:, : ho * r].reshape(c, ho, r)[..., :wo]
+        for i0 in range(0, ho, block):
+            i1 = min(ho, i0 + block)
+            span = (i1 - i0 + reach) * r
+            if span not in bufs:
+                cols = np.empty((c, kw, span), xf.dtype)
+                part = np.empty((kh, o, span), xf.dtype)
+                grid = np.empty((o, span), xf.dtype)
+                bufs[span] = cols, part, grid, _wrap_views(cols, r, wraps, wo)
+            cols, part, grid, zero = bufs[span]
+            need = span + (kw - 1) * dw
+            src, base = _padded_rows(xf, i, 1, (i0 - pt) * r - pl, need, cache)
+            s1, s2 = src.strides[1:]
+            cols[...] = np.ndarray(cols.shape, src.dtype, src, base, (s1, dw * s2, s2))
+            for v in zero:
+                v.fill(0)
+            if groups == 1:
+                np.matmul(wt, cols.reshape(c * kw, span), out=part.reshape(kh * o, span))
+            else:
+                np.matmul(wt, cols, out=part.transpose(1, 0, 2))
+            length = (o - 1) * span + (i1 - i0) * r
+            pf = part.reshape(-1)
+            step = o * span + shift
+            acc = grid.reshape(-1)[:length]
+            if kh == 1:
+                np.copyto(acc, pf[:length])
+            else:
+                np.add(pf[:length], pf[step : step + length], out=acc)
+            for a in range(2, kh):
+                acc += pf[a * step : a * step + length]
+            res = grid[:, : (i1 - i0) * r]
+            if wo == r:
+                out[i].reshape(o, ho * r)[:, i0 * r : i1 * r] = res
+            else:
+                out[i, :, i0:i1] = res.reshape(o, i1 - i0, r)[..., :wo]
 
 
 def _phases(x, sh, sw, hq, wq):

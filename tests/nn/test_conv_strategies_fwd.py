@@ -80,8 +80,8 @@ def test_flat_clip_matches_torch(torch, case):
 @settings(max_examples=150, deadline=None)
 @given(case=clip_cases(), channels=st.integers(1, 5))
 def test_flat_clip_depthwise_matches_torch(torch, case, channels):
-    """One input and one output channel per group, stride 1: the kernel-rows-as-shifts path
-    (``_depthwise``), and the general one when the image is over the budget."""
+    """One input and one output channel per group, stride 1: the kernel-rows-as-shifts kernel
+    (``_rowfold``), by whole images and by blocks of rows."""
     n, _, h, w = case["x"]
     kh, kw = case["w"][2:]
     rng = np.random.default_rng(case["seed"])
@@ -93,6 +93,34 @@ def test_flat_clip_depthwise_matches_torch(torch, case, channels):
     ref = _ref(torch, x, wt, *args)
     for budget in (None, 1):
         out = np.full((n, channels, ho, wo), np.nan)
+        D.conv_flat_clip(x, wt, *args, out, budget)
+        np.testing.assert_allclose(out, ref, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("rowfold", [False, True])
+@settings(max_examples=100, deadline=None)
+@given(case=clip_cases())
+def test_flat_clip_one_group_both_kernels(torch, rowfold, case):
+    """One group, stride 1: the general kernel and the kernel-rows-as-shifts one (``_rowfold``),
+    whatever the rule would pick, by whole images and by blocks of rows."""
+    rule = D.use_rowfold
+    D.use_rowfold = lambda *shape: rowfold
+    try:
+        _one_group(torch, case)
+    finally:
+        D.use_rowfold = rule
+
+
+def _one_group(torch, case):
+    rng = np.random.default_rng(case["seed"])
+    c, o = case["x"][1] // case["groups"], case["w"][0] // case["groups"]
+    x = rng.standard_normal((case["x"][0], c, *case["x"][2:]))
+    wt = rng.standard_normal((o, c, *case["w"][2:]))
+    args = ((1, 1), case["padding"], case["dilation"], 1)
+    ho, wo = _out_hw(dict(case, x=x.shape, w=wt.shape, stride=(1, 1)))
+    ref = _ref(torch, x, wt, *args)
+    for budget in (None, 1):
+        out = np.full((x.shape[0], o, ho, wo), np.nan)
         D.conv_flat_clip(x, wt, *args, out, budget)
         np.testing.assert_allclose(out, ref, rtol=1e-10, atol=1e-10)
 
