@@ -261,44 +261,59 @@ def _rowfold(xf, pads, w, groups, dilation, r, wraps, out, budget):
         wt = w.reshape(c, kh, kw)
     per_row = (c * kw + kh * o + o) * r * xf.itemsize
     rows = max(1, budget // per_row - reach)
-    block = -(-ho // -(-ho // rows)) if rows < ho else ho
-    bufs: dict[int, tuple] = {}
+    if rows < ho:  # blocks of rows of one image
+        chunk, block = 1, -(-ho // -(-ho // rows))
+    else:  # whole images, several when they are small (measured: two 750 kB ones lose)
+        chunk, block = _chunk(n, per_row * (ho + reach), min(budget, CLIP_BATCH_BYTES)), ho
+    bufs: dict[tuple[int, int], tuple] = {}
     cache: dict = {}
-    for i in range(n):
+    outf = out.reshape(n, o, ho * r) if wo == r else None
+    for n0 in range(0, n, chunk):
+        nb = min(n, n0 + chunk) - n0
         for i0 in range(0, ho, block):
             i1 = min(ho, i0 + block)
             span = (i1 - i0 + reach) * r
-            if span not in bufs:
-                cols = np.empty((c, kw, span), xf.dtype)
-                part = np.empty((kh, o, span), xf.dtype)
-                grid = np.empty((o, span), xf.dtype)
-                bufs[span] = cols, part, grid, _wrap_views(cols, r, wraps, wo)
-            cols, part, grid, zero = bufs[span]
-            need = span + (kw - 1) * dw
-            src, base = _padded_rows(xf, i, 1, (i0 - pt) * r - pl, need, cache)
-            s1, s2 = src.strides[1:]
-            cols[...] = np.ndarray(cols.shape, src.dtype, src, base, (s1, dw * s2, s2))
+            if (nb, span) not in bufs:
+                views = _rowfold_buffers(
+                    nb, c, o, (kh, kw), span, (i1 - i0) * r, shift, xf.dtype, groups
+                )
+                bufs[nb, span] = (*views, _wrap_views(views[0], r, wraps, wo))
+            cols, mat, prod, terms, acc, res, zero = bufs[nb, span]
+            src, base = _padded_rows(xf, n0, nb, (i0 - pt) * r - pl, span + (kw - 1) * dw, cache)
+            s0, s1, s2 = src.strides
+            cols[...] = np.ndarray(cols.shape, src.dtype, src, base, (s0, s1, dw * s2, s2))
             for v in zero:
                 v.fill(0)
-            if groups == 1:
-                np.matmul(wt, cols.reshape(c * kw, span), out=part.reshape(kh * o, span))
+            np.matmul(wt, mat, out=prod)
+            if len(terms) == 1:
+                np.copyto(acc, terms[0])
             else:
-                np.matmul(wt, cols, out=part.transpose(1, 0, 2))
-            length = (o - 1) * span + (i1 - i0) * r
-            pf = part.reshape(-1)
-            step = o * span + shift
-            acc = grid.reshape(-1)[:length]
-            if kh == 1:
-                np.copyto(acc, pf[:length])
+                np.add(terms[0], terms[1], out=acc)
+            for t in terms[2:]:
+                acc += t
+            if outf is not None:
+                outf[n0 : n0 + nb, :, i0 * r : i1 * r] = res
             else:
-                np.add(pf[:length], pf[step : step + length], out=acc)
-            for a in range(2, kh):
-                acc += pf[a * step : a * step + length]
-            res = grid[:, : (i1 - i0) * r]
-            if wo == r:
-                out[i].reshape(o, ho * r)[:, i0 * r : i1 * r] = res
-            else:
-                out[i, :, i0:i1] = res.reshape(o, i1 - i0, r)[..., :wo]
+                out[n0 : n0 + nb, :, i0:i1] = res.reshape(nb, o, i1 - i0, r)[..., :wo]
+
+
+def _rowfold_buffers(nb, c, o, kernel, span, length, shift, dtype, groups):
+    """The buffers of :func:`_rowfold` for ``nb`` images of ``span`` positions (``length`` of
+    them are output rows), with the views used on every chunk: the matrix, the product's
+    ``out=``, each kernel row's shifted slice of the product, their sum and its output rows."""
+    kh, kw = kernel
+    cols = np.empty((nb, c, kw, span), dtype)
+    part = np.empty((nb, kh, o, span), dtype)
+    grid = np.empty((nb, o, span), dtype)
+    if groups == 1:
+        mat, prod = cols.reshape(nb, c * kw, span), part.reshape(nb, kh * o, span)
+    else:  # one (kH, S) product per image and channel
+        mat, prod = cols, part.transpose(0, 2, 1, 3)
+    m = (o - 1) * span + length
+    pf = part.reshape(nb, kh * o * span)
+    step = o * span + shift
+    terms = [pf[:, a * step : a * step + m] for a in range(kh)]
+    return cols, mat, prod, terms, grid.reshape(nb, o * span)[:, :m], grid[:, :, :length]
 
 
 def _phases(x, sh, sw, hq, wq):
