@@ -136,25 +136,11 @@ def conv_flat_clip(x, w, stride, padding, dilation, groups, out, chunk_bytes: in
                 flat[:, :, :, t, lo:hi] = src[:, :, :, plane, lo + off : hi + off]
         for v in zero:
             v.fill(0)
-        _product(wg, cols, out, n0, 0, ho)
-
-
-def _product(wg, cols, out, n0, i0, i1):
-    """Output rows ``[i0, i1)`` of images ``n0...`` = weights ``wg`` (G, O/G, K) times ``cols``
-    (images, G, ..., rows*W): one batched product, straight into the output when the rows are
-    whole output rows (contiguous, or one group)."""
-    nb, groups = cols.shape[:2]
-    og, k = wg.shape[1:]
-    ho, wo = out.shape[2:]
-    length = cols.shape[-1]
-    r = length // (i1 - i0)
-    mat = cols.reshape(nb, groups, k, length)
-    if wo == r and (i1 - i0 == ho or (groups == 1 and nb == 1)):
-        dst = out[n0 : n0 + nb].reshape(nb, groups, og, ho * r)[..., i0 * r : i1 * r]
-        np.matmul(wg, mat, out=dst)
-    else:
-        res = np.matmul(wg, mat).reshape(nb, groups * og, i1 - i0, r)
-        out[n0 : n0 + nb, :, i0:i1] = res[..., :wo]
+        mat = cols.reshape(nb, groups, k, p)
+        if wo == r:  # straight into the output
+            np.matmul(wg, mat, out=out[n0:n1].reshape(nb, groups, og, p))
+        else:
+            out[n0:n1] = np.matmul(wg, mat).reshape(nb, o, ho, r)[..., :wo]
 
 
 def _wrap_views(cols, r, wraps, wo):
@@ -198,6 +184,8 @@ def _rows(xf, pads, wg, kernel, dilation, r, wraps, out, budget):
         chunk, block = 1, -(-ho // -(-ho // rows))
     bufs: dict[tuple[int, int], tuple] = {}
     padded: dict = {}
+    wo = out.shape[3]
+    outg = out.reshape(n, groups, og, ho * r) if wo == r else None
     for n0 in range(0, n, chunk):
         nb = min(n, n0 + chunk) - n0
         for i0 in range(0, ho, block):
@@ -205,8 +193,9 @@ def _rows(xf, pads, wg, kernel, dilation, r, wraps, out, budget):
             key = nb, (i1 - i0) * r
             if key not in bufs:
                 cols = np.empty((nb, groups, cg, kh, kw, key[1]), xf.dtype)
-                bufs[key] = cols, _wrap_views(cols, r, wraps, out.shape[3])
-            cols, zero = bufs[key]
+                mat = cols.reshape(nb, groups, k, key[1])
+                bufs[key] = cols, mat, _wrap_views(cols, r, wraps, wo)
+            cols, mat, zero = bufs[key]
             # the flat input the block reads, from element ``first`` of the padded image on
             first = (i0 - pt) * r - pl
             need = (i1 - i0 + (kh - 1) * dh) * r + (kw - 1) * dw
@@ -217,7 +206,12 @@ def _rows(xf, pads, wg, kernel, dilation, r, wraps, out, budget):
             cols[...] = np.ndarray(cols.shape, src.dtype, src, base, strides)
             for v in zero:
                 v.fill(0)
-            _product(wg, cols, out, n0, i0, i1)
+            # the product, straight into the output when its rows are whole output rows
+            if outg is not None and (block == ho or (groups == 1 and nb == 1)):
+                np.matmul(wg, mat, out=outg[n0 : n0 + nb, :, :, i0 * r : i1 * r])
+            else:
+                res = np.matmul(wg, mat).reshape(nb, groups * og, i1 - i0, r)
+                out[n0 : n0 + nb, :, i0:i1] = res[..., :wo]
 
 
 def _padded_rows(xf, n0, nb, first, need, cache):
