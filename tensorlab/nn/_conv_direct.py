@@ -89,38 +89,48 @@ def conv_flat_clip(x, w, stride, padding, dilation, groups, out, chunk_bytes: in
     n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape
     og = o // groups
+    pt, _, pl, _ = padding
+    dh, dw = dilation
+    wg = w.reshape(groups, og, cg * kh * kw)
+    if tuple(stride) != (1, 1):
+        _strided(x, wg, (kh, kw), stride, (pt, pl), dilation, out, chunk_bytes)
+        return
+    wraps = _wraps(kw, lambda b: b * dw - pl, out.shape[3], wd)
+    xf = np.ascontiguousarray(x).reshape(n, c, h * wd)
+    depthwise = cg == 1 and og == 1 and groups > 1
+    if kh > 1 and (depthwise or (groups == 1 and use_rowfold(c, o, kh, kw))):
+        budget = ROWFOLD_BYTES if chunk_bytes is None else chunk_bytes
+        _rowfold(xf, (pt, pl), w, groups, dilation, wd, wraps, out, budget)
+    else:
+        _rows(xf, (pt, pl), wg, (kh, kw), dilation, wd, wraps, out, chunk_bytes)
+
+
+def _strided(x, wg, kernel, stride, pads, dilation, out, budget):
+    """Stride > 1: each tap copied from its phase image, whole images per chunk."""
+    n, c, h, wd = x.shape
+    groups, og, k = wg.shape
+    o = groups * og
+    kh, kw = kernel
+    cg = k // (kh * kw)
     sh, sw = stride
-    pt, pb, pl, _ = padding
+    pt, pl = pads
     dh, dw = dilation
     ho, wo = out.shape[2:]
     taps = kh * kw
-    k = cg * taps
-    wg = w.reshape(groups, og, k)
-    if (sh, sw) == (1, 1):
-        wraps = _wraps(kw, lambda b: b * dw - pl, wo, wd)
-        xf = np.ascontiguousarray(x).reshape(n, c, h * wd)
-        depthwise = cg == 1 and og == 1 and groups > 1
-        if kh > 1 and (depthwise or (groups == 1 and use_rowfold(c, o, kh, kw))):
-            budget = ROWFOLD_BYTES if chunk_bytes is None else chunk_bytes
-            _rowfold(xf, (pt, pl), w, groups, (dh, dw), wd, wraps, out, budget)
-        else:
-            _rows(xf, (pt, pl), wg, (kh, kw), (dh, dw), wd, wraps, out, chunk_bytes)
-        return
-    else:
-        hq, r = -(-h // sh), -(-wd // sw)
-        p = ho * r
-        xv = _phases(x, sh, sw, hq, r)  # (N, C, sh*sw, hq*r)
-        fills = []
-        for a in range(kh):
-            ph, da = divmod(a * dh - pt, sh)[::-1]
-            q0, q1 = max(0, -da) * r, min(ho, hq - da) * r
-            for b in range(kw):
-                qw, db = divmod(b * dw - pl, sw)[::-1]
-                off = da * r + db
-                lo, hi = max(q0, -off), min(q1, hq * r - off)
-                fills.append((a * kw + b, ph * sw + qw, off, lo, hi))
-        wraps = _wraps(kw, lambda b: (b * dw - pl) // sw, wo, r)
-    chunk = _chunk(n, groups * k * p * x.itemsize, chunk_bytes)
+    hq, r = -(-h // sh), -(-wd // sw)
+    p = ho * r
+    xv = _phases(x, sh, sw, hq, r)  # (N, C, sh*sw, hq*r)
+    fills = []  # (tap, phase image, offset, grid positions [lo, hi) it copies)
+    for a in range(kh):
+        ph, da = divmod(a * dh - pt, sh)[::-1]
+        q0, q1 = max(0, -da) * r, min(ho, hq - da) * r
+        for b in range(kw):
+            qw, db = divmod(b * dw - pl, sw)[::-1]
+            off = da * r + db
+            lo, hi = max(q0, -off), min(q1, hq * r - off)
+            fills.append((a * kw + b, ph * sw + qw, off, lo, hi))
+    wraps = _wraps(kw, lambda b: (b * dw - pl) // sw, wo, r)
+    chunk = _chunk(n, groups * k * p * x.itemsize, budget)
     bufs: dict[int, tuple] = {}
     for n0 in range(0, n, chunk):
         n1 = min(n, n0 + chunk)
