@@ -171,7 +171,7 @@ def test_flat_clip_edges_never_leak(torch, xs, ws, stride, padding, dilation, gr
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.float32, np.float64])
-@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced", "read-only"])
 def test_flat_clip_dtypes_and_layouts(torch, dtype, layout):
     """Integer inputs (exact), and inputs that are not C-contiguous views."""
     rng = np.random.default_rng(4)
@@ -181,6 +181,8 @@ def test_flat_clip_dtypes_and_layouts(torch, dtype, layout):
     elif layout == "sliced":
         base = rng.integers(-5, 6, size=(3, 4, 14, 21))[:, :, 1:13, ::2]
     x = base.astype(dtype)
+    if layout == "read-only":  # the input is read through views of its buffer, never written
+        x.flags.writeable = False
     w = rng.integers(-3, 4, size=(6, 2, 3, 3)).astype(dtype)
     for stride in ((1, 1), (2, 2)):
         args = (stride, (1, 1, 1, 1), (1, 1), 2)
