@@ -70,11 +70,12 @@ def weight_grad(g, x, w_shape, stride, padding, dilation, groups, strategy=None)
     it)."""
     if strategy is None:
         strategy = wgrad_strategy(w_shape, stride, groups)
-    if strategy == "1x1":
-        return weight_grad_1x1(g, x, w_shape, stride, padding, groups)
-    if strategy == "depthwise":
-        return weight_grad_depthwise(g, x, w_shape, padding, dilation)
-    return weight_grad_flat(g, x, w_shape, stride, padding, dilation, groups)
+    with np.errstate(invalid="ignore", over="ignore"):  # non-finite results are redone
+        if strategy == "1x1":
+            return weight_grad_1x1(g, x, w_shape, stride, padding, groups)
+        if strategy == "depthwise":
+            return weight_grad_depthwise(g, x, w_shape, padding, dilation)
+        return weight_grad_flat(g, x, w_shape, stride, padding, dilation, groups)
 
 
 def weight_grad_1x1(g, x, w_shape, stride, padding, groups):
