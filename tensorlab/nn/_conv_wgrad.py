@@ -243,10 +243,13 @@ def weight_grad_flat(g, x, w_shape, stride, padding, dilation, groups, budget=No
 def weight_grad_depthwise(g, x, w_shape, padding, dilation, budget=None):
     """2-d, stride 1, one input and one output channel per group (depthwise).
 
-    ``gw[c, a, b] = sum over n, i, j of xp[n, c, i + a*dh, j + b*dw] * g[n, c, i, j]``: with
-    ``xs[a, i, j'] = xp[i + a*dh, j']`` (row-shifted copies of the padded input, ``kH`` of them)
-    and ``gs[b, i, j'] = g[i, j' - b*dw]`` (column-shifted copies of the gradient, ``kW``),
-    ``gw[c] = xs @ gs^T``, one (kH x kW) product per channel over a chunk of rows.
+    ``gw[c, a, b] = sum over n, i, j of xp[n, c, i + a*dh, j + b*dw] * g[n, c, i, j]``. Per image
+    (or chunk of its rows) the padded input rows are laid out flat with ``Wq = Wo + (kW-1)*dw``
+    columns and the gradient on the same grid (zero on the extra columns); then
+    ``xs[a] = xp_flat[a*dh*Wq:][:R*Wq]`` (row taps: contiguous slices) and
+    ``gs[b] = g_flat[-b*dw:][:R*Wq]`` (column taps: the gradient shifted right, a row's shift
+    only reaching its own zero columns) give ``gw[c] = xs @ gs^T``, one (kH x kW) product per
+    channel.
     """
     n, c, h, wd = x.shape
     kh, kw = w_shape[2:]
@@ -255,34 +258,39 @@ def weight_grad_depthwise(g, x, w_shape, padding, dilation, budget=None):
     dh, dw = dilation
     dt = g.dtype
     budget = WGRAD_CHUNK_BYTES if budget is None else budget
-    wq = wo + (kw - 1) * dw  # padded columns some window reads
+    emax = (kw - 1) * dw
+    wq = wo + emax  # padded columns some window reads
     cols = min(wd, wq - pw)  # input columns inside them
-    per_row = c * (kh + kw) * wq * x.itemsize
+    per_row = c * (kh + kw + 2) * wq * x.itemsize
     rr = max(1, min(ho, budget // per_row))
     rr = -(-ho // -(-ho // rr))
     gw = np.zeros((c, kh, kw), dtype=dt)
     cache: dict = {}
     for r0 in range(0, ho, rr):
         r1 = min(ho, r0 + rr)
-        # rows of xs[a] that hold input rows (the others are padding): i in [lo, hi)
-        spans = [(max(r0, ph - a * dh), min(r1, h + ph - a * dh)) for a in range(kh)]
-        key = (r1 - r0, tuple((lo - r0, hi - r0) for lo, hi in spans))
-        if key not in cache:
+        m = (r1 - r0) * wq
+        rows = r1 - r0 + (kh - 1) * dh  # padded rows r0 .. this chunk reads
+        k0, k1 = max(0, ph - r0), min(rows, h + ph - r0)  # those holding input rows
+        key = (r1 - r0, k0, k1)
+        if key not in cache:  # zero where padding; the rest is overwritten image by image
             cache[key] = (
-                np.zeros((c, kh, r1 - r0, wq), dtype=dt),
-                np.zeros((c, kw, r1 - r0, wq), dtype=dt),
+                np.zeros((c, rows, wq), dtype=dt),
+                np.zeros((c, emax + m), dtype=dt),
+                np.empty((c, kh, m), dtype=dt),
+                np.empty((c, kw, m), dtype=dt),
             )
-        xs, gs = cache[key]
+        xp, gp, xs, gs = cache[key]
+        xpf = xp.reshape(c, rows * wq)
+        gpv = gp[:, emax:].reshape(c, r1 - r0, wq)
         for n0 in range(n):
-            if cols > 0:
-                for a, (lo, hi) in enumerate(spans):
-                    if hi > lo:
-                        y0 = lo + a * dh - ph
-                        xs[:, a, lo - r0 : hi - r0, pw : pw + cols] = x[
-                            n0, :, y0 : y0 + hi - lo, :cols
-                        ]
+            if cols > 0 and k1 > k0:
+                y0 = r0 + k0 - ph
+                xp[:, k0:k1, pw : pw + cols] = x[n0, :, y0 : y0 + k1 - k0, :cols]
+            gpv[:, :, :wo] = g[n0, :, r0:r1]
+            for a in range(kh):
+                xs[:, a] = xpf[:, a * dh * wq : a * dh * wq + m]
             for b in range(kw):
-                gs[:, b, :, b * dw : b * dw + wo] = g[n0, :, r0:r1]
-            m = (r1 - r0) * wq
-            gw += np.matmul(xs.reshape(c, kh, m), gs.reshape(c, kw, m).transpose(0, 2, 1))
+                e = emax - b * dw
+                gs[:, b] = gp[:, e : e + m]
+            gw += np.matmul(xs, gs.transpose(0, 2, 1))
     return gw.reshape(w_shape)
