@@ -9,9 +9,11 @@ strided-window product when a result is not finite, see below). The ways
                   ``sum_n g[n] @ x[n]^T`` on the pixels the stride keeps (no copies at all when
                   there is no padding or stride), one batched product.
 * ``"depthwise"`` 2-d, stride 1, one input and one output channel per group: the ``kH`` row taps
-                  go on the input's side (row-shifted copies), the ``kW`` column taps on the
-                  gradient's side (column-shifted copies), one ``(kH x kW)`` product per channel
-                  over a chunk of rows (:func:`weight_grad_depthwise`).
+                  go on the input's side (row-shifted slices of the padded image), the ``kW``
+                  column taps on the gradient's side (column-shifted slices), one ``(kH x kW)``
+                  product per channel and image (:func:`weight_grad_depthwise`).
+* ``"windows"``   strided kernels of many taps (more than :data:`MAX_STRIDED_TAPS`): the window
+                  product of ``conv_weight_grad_nd`` (its copies are fewer and bigger).
 * ``"flat"``      everything else, any number of dims: the *flat-slice* im2col. The padded input
                   is cut into its ``prod(stride)`` phase images (``xp[..., p::s, q::s]``; just
                   the padded input for stride 1) and flattened; output position ``(i, j)`` of
@@ -20,10 +22,12 @@ strided-window product when a result is not finite, see below). The ways
                   column is one contiguous slice (copied at memcpy speed). The output gradient is
                   laid out channels last on the same grid, zero on the ``Wq - Wo`` extra columns,
                   and the images are summed inside the product (its inner dimension is images x
-                  positions): ``gw^T = cols (C*T, K) @ g (K, O)``, a layout OpenBLAS runs 1.5-2x
-                  faster than ``g @ cols^T`` for thin gradients. With fewer than 32 output
-                  channels per group the product is split into a batch of 256-long slices of the
-                  inner dimension (OpenBLAS's small-matrix kernels), summed afterwards.
+                  positions): ``gw^T = cols (C*T, K) @ g (K, O)``, a layout OpenBLAS ran 1.3-2x
+                  faster than ``g @ cols^T`` for thin gradients (measured here). With fewer than
+                  :data:`THIN` output channels per group the product is split into a batch of
+                  :data:`KSPLIT`-long slices of the inner dimension, summed afterwards (measured
+                  10-20% faster for those shapes). With one output channel per group the gradient
+                  stays channels first (matrix-vector products).
 
 Memory: the columns of one chunk of images (or of rows of one image) stay below
 :data:`WGRAD_CHUNK_BYTES`.
@@ -48,28 +52,38 @@ KSPLIT = 256
 #: below this many output channels per group the product is split (see the module notes)
 THIN = 32
 
-WGRAD_STRATEGIES = ("1x1", "depthwise", "flat")
+#: with a stride, kernels of more taps than this take the window product (one copy per tap and
+#: chunk would be too many small copies: d2l's FCN upsampler, 64x64 taps with stride 32)
+MAX_STRIDED_TAPS = 256
+
+WGRAD_STRATEGIES = ("1x1", "depthwise", "flat", "windows")
 
 
 def wgrad_strategy(w_shape, stride, groups) -> str:
-    """Which kernel :func:`weight_grad` uses for a weight of shape ``w_shape``."""
+    """Which kernel :func:`weight_grad` uses for a weight of shape ``w_shape`` (``"windows"``:
+    none, the strided-window product of ``conv_weight_grad_nd``)."""
     kernel = tuple(w_shape[2:])
     if all(k == 1 for k in kernel):
         return "1x1"
     og = w_shape[0] // groups
-    if len(kernel) == 2 and w_shape[1] == 1 and og == 1 and all(s == 1 for s in stride):
+    unit = all(s == 1 for s in stride)
+    if len(kernel) == 2 and w_shape[1] == 1 and og == 1 and unit:
         return "depthwise"
+    if not unit and int(np.prod(kernel, dtype=np.int64)) > MAX_STRIDED_TAPS:
+        return "windows"
     return "flat"
 
 
-def weight_grad(g, x, w_shape, stride, padding, dilation, groups, strategy=None) -> np.ndarray:
+def weight_grad(g, x, w_shape, stride, padding, dilation, groups, strategy=None):
     """The gradient (shape ``w_shape``) of a convolution of ``x`` (N, C, *in) with symmetric
     zero ``padding``, given its output gradient ``g`` (N, O, *out); ``x`` may be larger than the
     windows reach (a transposed convolution's output_padding). ``strategy``: one of
     :data:`WGRAD_STRATEGIES` (tests; ``"depthwise"`` only where :func:`wgrad_strategy` allows
-    it)."""
+    it). None for ``"windows"``: the caller's window product is the way."""
     if strategy is None:
         strategy = wgrad_strategy(w_shape, stride, groups)
+    if strategy == "windows":
+        return None
     with np.errstate(invalid="ignore", over="ignore"):  # non-finite results are redone
         if strategy == "1x1":
             return weight_grad_1x1(g, x, w_shape, stride, padding, groups)

@@ -287,3 +287,20 @@ def test_transposed_weight_gradient_matches_torch(torch, case, dtype):
         outs.append(gw.detach().numpy() if lib is torch else gw.numpy())
     rtol, atol = _tol(np.dtype(dtype))
     np.testing.assert_allclose(outs[0], outs[1], rtol=rtol, atol=atol)
+
+
+def test_strided_kernels_of_many_taps_take_the_window_product(torch):
+    """A stride with more than MAX_STRIDED_TAPS taps (d2l's FCN upsampler: 64x64, stride 32)
+    goes the window way; small kernels with a stride and any kernel without one stay flat."""
+    assert W.wgrad_strategy((2, 2, 17, 17), (2, 2), 1) == "windows"
+    assert W.wgrad_strategy((2, 2, 17, 17), (1, 1), 1) == "flat"
+    assert W.wgrad_strategy((2, 2, 3, 3), (2, 2), 1) == "flat"
+    case = {
+        "x": (1, 2, 40, 37),
+        "w": (3, 2, 17, 17),
+        "stride": [2, 3],
+        "padding": [4, 1],
+        "dilation": [1, 1],
+        "groups": 1,
+    }
+    _check(torch, case, np.float64)
