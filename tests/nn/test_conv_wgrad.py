@@ -45,7 +45,7 @@ def _torch_wgrad(torch, g, x, w_shape, stride, padding, dilation, groups):
 
 def _strategies(w_shape, stride, groups):
     """The strategies that may run this convolution (``depthwise`` only where it applies)."""
-    out = ["windows", "flat", None]
+    out = ["windows", "flat", "rows", None]
     kernel = w_shape[2:]
     if all(k == 1 for k in kernel):
         out.append("1x1")
@@ -291,9 +291,9 @@ def test_transposed_weight_gradient_matches_torch(torch, case, dtype):
 
 def test_strided_kernels_of_many_taps_take_the_window_product(torch):
     """A stride with more than MAX_STRIDED_TAPS taps (d2l's FCN upsampler: 64x64, stride 32)
-    goes the window way; small kernels with a stride and any kernel without one stay flat."""
+    goes the window way; small kernels with a stride and any kernel without one do not."""
     assert W.wgrad_strategy((2, 2, 17, 17), (2, 2), 1) == "windows"
-    assert W.wgrad_strategy((2, 2, 17, 17), (1, 1), 1) == "flat"
+    assert W.wgrad_strategy((2, 2, 17, 17), (1, 1), 1) == "rows"
     assert W.wgrad_strategy((2, 2, 3, 3), (2, 2), 1) == "flat"
     case = {
         "x": (1, 2, 40, 37),
@@ -304,3 +304,14 @@ def test_strided_kernels_of_many_taps_take_the_window_product(torch):
         "groups": 1,
     }
     _check(torch, case, np.float64)
+
+
+def test_strategy_choice():
+    """The benchmark cases' kernels (see the module notes of _conv_wgrad)."""
+    assert W.wgrad_strategy((64, 64, 3, 3), (1, 1), 1) == "rows"  # resnet
+    assert W.wgrad_strategy((16, 16, 3, 3), (1, 1), 1) == "rows"  # dilated
+    assert W.wgrad_strategy((16, 3, 5, 5), (1, 1), 1) == "flat"  # cifar: 15 rows only
+    assert W.wgrad_strategy((64, 16, 3, 3), (2, 2), 4) == "flat"  # grouped, stride 2
+    assert W.wgrad_strategy((32, 1, 3, 3), (1, 1), 32) == "depthwise"
+    assert W.wgrad_strategy((32, 1, 3, 3), (2, 2), 32) == "flat"
+    assert W.wgrad_strategy((256, 128, 1, 1), (1, 1), 1) == "1x1"
