@@ -909,7 +909,7 @@ def conv_weight_grad_nd(
 ) -> np.ndarray:
     """The gradient of :func:`conv_nd` in its weight: ``g`` (N, O, *blocks) and ``x``.
 
-    The kernels of :mod:`tensorlab.nn._conv_wgrad` (1x1, depthwise, flat-slice columns); a
+    The kernels of :mod:`tensorlab.nn._conv_wgrad` (1x1, depthwise, rows, flat); a
     non-finite result from them (their padded grids multiply pixels no tap reads by zero) and
     ``strategy="windows"`` (also chosen for strided kernels of many taps) take the exact way
     here: ``gw[group] = g[group] @ cols[group]^T``, the windows of a chunk of images (a copy, at
