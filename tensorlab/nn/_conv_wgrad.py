@@ -12,7 +12,8 @@ strided-window product when a result is not finite, see below). The ways
                   go on the input's side (row-shifted slices of the padded image), the ``kW``
                   column taps on the gradient's side (column-shifted slices), one ``(kH x kW)``
                   product per channel and image (:func:`weight_grad_depthwise`).
-* ``"rows"``      stride 1, more than one output channel per group: ``"flat"`` with only the
+* ``"rows"``      stride 1, more than one output channel per group, at least :data:`ROWS_MIN`
+                  column rows: ``"flat"`` with only the
                   taps of the leading dims copied as columns (``C/groups*kH`` rows, not
                   ``C/groups*kH*kW``); column tap ``b`` multiplies the same columns by the
                   gradient shifted ``b*dw`` positions along its grid (a view: a row's valid
