@@ -904,14 +904,25 @@ def _scatter_direct(g, w, in_sizes, stride, padding, dilation, groups, acc=None)
     return out.astype(g.dtype, copy=False)
 
 
-def conv_weight_grad_nd(g, x, w_shape, stride, padding, dilation, groups) -> np.ndarray:
+def conv_weight_grad_nd(
+    g, x, w_shape, stride, padding, dilation, groups, strategy=None
+) -> np.ndarray:
     """The gradient of :func:`conv_nd` in its weight: ``g`` (N, O, *blocks) and ``x``.
 
-    ``gw[group] = g[group] @ cols[group]^T``: the windows of a chunk of images (a copy, at most
-    :data:`CHUNK_BYTES`) as (groups, C/groups*K, images*L), multiplied by the output gradient
-    (groups, O/groups, images*L) in one batched product, summed over the chunks.
+    The kernels of :mod:`tensorlab.nn._conv_wgrad` (1x1, depthwise, rows, flat); a
+    non-finite result from them (their padded grids multiply pixels no tap reads by zero) and
+    ``strategy="windows"`` (also chosen for strided kernels of many taps) take the exact way
+    here: ``gw[group] = g[group] @ cols[group]^T``, the windows of a chunk of images (a copy, at
+    most :data:`CHUNK_BYTES`) as (groups, C/groups*K, images*L) times the output gradient
+    (groups, O/groups, images*L), one batched product per chunk.
     """
     n = x.shape[0]
+    if strategy != "windows" and x.size and g.size and all(w_shape):
+        from ._conv_wgrad import weight_grad
+
+        gw = weight_grad(g, x, w_shape, stride, padding, dilation, groups, strategy)
+        if gw is not None and np.isfinite(gw).all():
+            return gw
     o, cg = w_shape[:2]
     kernel = tuple(w_shape[2:])
     nd = len(kernel)
