@@ -32,6 +32,14 @@ import numpy as np
 #: largest temporary (bytes) kept between calls in a per-thread workspace
 WORK_BYTES = 32 * 2**20
 
+#: output columns per band block of :func:`depthwise_slabs` (more: fewer, bigger products; fewer:
+#: less of the band's zeros multiplied)
+DW_BLOCK = 24
+
+#: :func:`phase_gemm` loops over the ``sh*sw`` phases in Python: beyond this many, stacking the
+#: phases as channels of one convolution (``"conv"``) is faster
+MAX_PHASES = 16
+
 _local = threading.local()
 
 
@@ -60,7 +68,7 @@ def _blocks(width: int, cap: int) -> tuple[int, int]:
     return nb, -(-width // nb)
 
 
-def depthwise_slabs(g, w, in_sizes, stride, padding, cap=None):
+def depthwise_slabs(g, w, in_sizes, stride, padding, cap: int | None = None):
     """Transposed 2-d convolution, dilation 1, one ``g`` channel per group (module docstring).
 
     ``g`` (N, C, Hq, Wq), ``w`` (C, m, kH, kW) -> (N, C*m, H, W) with ``in_sizes = (H, W)``.
@@ -76,7 +84,7 @@ def depthwise_slabs(g, w, in_sizes, stride, padding, cap=None):
     qn = (ph + oh - 1) // sh - q0 + 1
     un = (pw + ow - 1) // sw - u0 + 1
     if cap is None:
-        cap = 16 if sh * sw * m == 1 else 8
+        cap = DW_BLOCK
     nb, blk = _blocks(un, cap)
     span = blk + kb - 1
     hq = -(-(qn + ka - 1) // ka) * ka  # rows per image, a multiple of ka

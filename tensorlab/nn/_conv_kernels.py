@@ -764,7 +764,7 @@ def scatter_strategy(c_in_g: int, nd: int = 2, dilation=(1, 1), stride=(1, 1)) -
     no_dilation = all(d == 1 for d in dilation)
     if c_in_g == 1:
         return "toeplitz" if nd == 2 and no_dilation else "direct"
-    if nd == 2 and no_dilation and any(s > 1 for s in stride):
+    if nd == 2 and no_dilation and 1 < np.prod(stride) <= _igrad.MAX_PHASES:
         return "phase"
     if no_dilation or (nd == 2 and all(s == 1 for s in stride)):
         return "conv"
