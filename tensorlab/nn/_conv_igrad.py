@@ -30,7 +30,7 @@ import threading
 import numpy as np
 
 #: largest temporary (bytes) kept between calls in a per-thread workspace
-WORK_BYTES = 32 * 2**20
+WORK_BYTES = 16 * 2**20
 
 #: output columns per band block of :func:`depthwise_slabs` (more: fewer, bigger products; fewer:
 #: less of the band's zeros multiplied)
@@ -203,7 +203,7 @@ def phase_gemm(g, w, in_sizes, stride, padding, groups, dilation=(1, 1)):
         for sig, (j0, cj, kb, lo_c) in enumerate(cols_):
             if cj == 0 or kb == 0:
                 continue
-            # out[i0 + sh*t] = sum_j g[q0 + t - j] * w[rho + sh*j]: flipped taps j' = ka-1-j
+            # out[i0 + sh*t] = sum over taps of g[lo + t + tap*d] * w[rho + sh*(taps-1-tap)]
             sub = wg[:, :, :, rho::sh, sig::sw][..., ::-1, ::-1].transpose(0, 2, 1, 3, 4)
             k = og * ka * kb
             a = np.ascontiguousarray(sub).reshape(groups, cg, k)
@@ -213,19 +213,19 @@ def phase_gemm(g, w, in_sizes, stride, padding, groups, dilation=(1, 1)):
             per_image = groups * k * grid * g.itemsize
             chunk = max(1, min(n, PHASE_CHUNK_BYTES // max(per_image, 1)))
             dst = out5[:, :, :, i0::sh, j0::sw]
+            view = as_strided(  # every image's columns: (groups, og, ka, kb, n, length)
+                gflat[:, :, base:],
+                shape=(groups, og, ka, kb, n, length),
+                strides=(og * s1, s1, dh * wp * s2, dw * s2, s0, s2),
+                writeable=False,
+            )
             for n0 in range(0, n, chunk):
                 nb = min(chunk, n - n0)
                 cols = _work(1, (groups, og, ka, kb, nb, grid), g.dtype)
-                view = as_strided(
-                    gflat[n0:, :, base:],
-                    shape=(groups, og, ka, kb, nb, length),
-                    strides=(og * s1, s1, dh * wp * s2, dw * s2, s0, s2),
-                    writeable=False,
-                )
-                cols[..., :length] = view
+                cols[..., :length] = view[..., n0 : n0 + nb, :]
                 cols[..., length:] = 0
-                res = _work(2, (groups, cg, nb * grid), g.dtype)
-                np.matmul(a, cols.reshape(groups, k, nb * grid), out=res)
-                res = res.reshape(groups, cg, nb, ci, wp)[..., :cj]
-                dst[n0 : n0 + nb] = res.transpose(2, 0, 1, 3, 4)
+                r = _work(2, (groups, cg, nb * grid), g.dtype)
+                np.matmul(a, cols.reshape(groups, k, nb * grid), out=r)
+                r = r.reshape(groups, cg, nb, ci, wp)[..., :cj]
+                dst[n0 : n0 + nb] = r.transpose(2, 0, 1, 3, 4)
     return out
