@@ -25,6 +25,7 @@ faults of fresh large arrays cost as much as the arithmetic.
 
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
@@ -51,7 +52,7 @@ def _work(slot: int, shape, dtype) -> np.ndarray:
     reuses it. The array is only valid until the next request of the same slot: never return it.
     """
     dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    nbytes = math.prod(shape) * dtype.itemsize
     if nbytes > WORK_BYTES:
         return np.empty(shape, dtype)
     bufs = _local.__dict__.setdefault("bufs", {})
@@ -168,8 +169,6 @@ def phase_gemm(g, w, in_sizes, stride, padding, groups, dilation=(1, 1)):
     once-padded ``g`` (contiguous slices of its flattened rows, all groups at once) times the
     phase's flipped sub-kernels in one batched product over the groups, written into the phase's
     strided view of the output. Only the kernel's real taps are multiplied."""
-    from numpy.lib.stride_tricks import as_strided
-
     n, o, hi, wi = g.shape
     _, cg, kh, kw = w.shape
     og = o // groups
@@ -213,11 +212,12 @@ def phase_gemm(g, w, in_sizes, stride, padding, groups, dilation=(1, 1)):
             per_image = groups * k * grid * g.itemsize
             chunk = max(1, min(n, PHASE_CHUNK_BYTES // max(per_image, 1)))
             dst = out5[:, :, :, i0::sh, j0::sw]
-            view = as_strided(  # every image's columns: (groups, og, ka, kb, n, length)
-                gflat[:, :, base:],
-                shape=(groups, og, ka, kb, n, length),
+            view = np.ndarray(  # every image's columns: (groups, og, ka, kb, n, length)
+                (groups, og, ka, kb, n, length),
+                g.dtype,
+                buffer=gflat,
+                offset=base * s2,
                 strides=(og * s1, s1, dh * wp * s2, dw * s2, s0, s2),
-                writeable=False,
             )
             for n0 in range(0, n, chunk):
                 nb = min(chunk, n - n0)

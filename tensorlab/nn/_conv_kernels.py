@@ -724,8 +724,6 @@ def conv_input_grad_nd(
     kernel = tuple(w.shape[2:])
     og = o // groups
     blocks = tuple(g.shape[2:])
-    length = int(np.prod(blocks, dtype=np.int64))
-    k = int(np.prod(kernel, dtype=np.int64))
     if strategy is None:
         strategy = scatter_strategy(og, len(kernel), dilation, stride)
     if len(kernel) == 2 and (all(d == 1 for d in dilation) or all(s == 1 for s in stride)):
@@ -741,6 +739,8 @@ def conv_input_grad_nd(
         return _tconv_nd_conv(g, w, in_sizes, stride, padding, groups)
     if strategy == "conv" and len(kernel) == 2 and all(s == 1 for s in stride):
         return _tconv2d_conv(g, w, in_sizes, stride, padding, dilation, groups)
+    length = int(np.prod(blocks, dtype=np.int64))
+    k = int(np.prod(kernel, dtype=np.int64))
     out = np.empty((n, groups * cg, *in_sizes), dtype=g.dtype)
     for gi in range(groups):
         wg = w[gi * og : (gi + 1) * og].reshape(og, cg * k)
@@ -764,7 +764,7 @@ def scatter_strategy(c_in_g: int, nd: int = 2, dilation=(1, 1), stride=(1, 1)) -
     no_dilation = all(d == 1 for d in dilation)
     if c_in_g == 1:
         return "toeplitz" if nd == 2 and no_dilation else "direct"
-    if nd == 2 and no_dilation and 1 < np.prod(stride) <= _igrad.MAX_PHASES:
+    if nd == 2 and no_dilation and 1 < stride[0] * stride[1] <= _igrad.MAX_PHASES:
         return "phase"
     if no_dilation or (nd == 2 and all(s == 1 for s in stride)):
         return "conv"
