@@ -91,12 +91,15 @@ def depthwise_slabs(g, w, in_sizes, stride, padding, cap: int | None = None):
     hq = -(-(qn + ka - 1) // ka) * ka  # rows per image, a multiple of ka
     # gq[c, j, n, t, v] = g[n, c, q0 + t - (ka-1), u0 + j*blk + v - (kb-1)] (zero outside)
     gq = _work(0, (c, nb, n, hq, span), g.dtype)
-    gq.fill(0)
-    t_lo = max(0, ka - 1 - q0)
-    t_hi = min(hq, hi - q0 + ka - 1)
+    t_lo = min(hq, max(0, ka - 1 - q0))
+    t_hi = max(t_lo, min(hq, hi - q0 + ka - 1))
+    gq[:, :, :, :t_lo] = 0  # zero only what g does not cover
+    gq[:, :, :, t_hi:] = 0
     for j in range(nb):
-        v_lo = max(0, kb - 1 - u0 - j * blk)
-        v_hi = min(span, wi - u0 - j * blk + kb - 1)
+        v_lo = min(span, max(0, kb - 1 - u0 - j * blk))
+        v_hi = max(v_lo, min(span, wi - u0 - j * blk + kb - 1))
+        gq[:, j, :, t_lo:t_hi, :v_lo] = 0
+        gq[:, j, :, t_lo:t_hi, v_hi:] = 0
         if t_hi > t_lo and v_hi > v_lo:
             r0, c0 = q0 + t_lo - (ka - 1), u0 + j * blk + v_lo - (kb - 1)
             src = g[:, :, r0 : r0 + t_hi - t_lo, c0 : c0 + v_hi - v_lo]
@@ -111,41 +114,26 @@ def depthwise_slabs(g, w, in_sizes, stride, padding, cap: int | None = None):
         for b in range(kb):
             # advanced indices (u + b, u) go first: (blk, c, k, rho, sig)
             band[:, a, u + b, :, :, u, :] = wf[None, :, :, a, :, b, :]
-    cols = m * sh * blk * sw
-    band = band.reshape(c, 1, ka * span, cols)
+    width = blk * sw  # output columns of a block
+    band = band.reshape(c, 1, ka * span, m, sh, width)
     rows = n * hq
     flat = gq.reshape(c, nb, rows * span)
-    res = _work(1, (c, rows // ka, ka, nb, cols), g.dtype)
+    # res[c, k, n, t, rho, j, u*sw + sig]: the full-grid row (q0 + t)*sh + rho of output channel
+    # c*m + k, its column blocks side by side -- so output rows are contiguous runs
+    res = _work(1, (c, m, rows // ka, ka, sh, nb, width), g.dtype)
     for r in range(ka):
         mr = rows // ka - (1 if r else 0)  # the last slab would run past the end
         win = flat[:, :, r * span : (r + mr * ka) * span].reshape(c, nb, mr, ka * span)
-        np.matmul(win, band, out=res[:, :mr, r].transpose(0, 2, 1, 3))
-    # res[c, n, t, j, k, rho, u, sig] -> out[n, c*m + k, (q0+t)*sh + rho - ph, ...]
-    res = res.reshape(c, n, hq, nb, m, sh, blk, sw)[:, :, :qn]
+        for k in range(m):
+            for rho in range(sh):
+                dst = res[:, k, :mr, r, rho].transpose(0, 2, 1, 3)  # (c, nb, mr, width)
+                np.matmul(win, band[..., k, rho, :], out=dst)
+    res = res.reshape(c, m, n, hq * sh, nb * width)
     dr, dc = ph - q0 * sh, pw - u0 * sw
     out = np.empty((n, c * m, oh, ow), dtype=g.dtype)
-    # per phase row rho and column block j, one copy into the output's strided view
-    view = res.transpose(1, 0, 4, 2, 5, 3, 6, 7).reshape(n, c, m, qn, sh, nb, blk * sw)
-    o5 = out.reshape(n, c, m, oh, ow)
-    for rho in range(sh):
-        i0 = (rho - dr) % sh  # first output row of this phase
-        t0 = (i0 + dr - rho) // sh
-        cnt = len(range(i0, oh, sh))
-        for j in range(nb):
-            lo, hi = max(0, j * blk * sw - dc), min(ow, (j + 1) * blk * sw - dc)
-            if hi > lo and cnt > 0:
-                off = j * blk * sw - dc
-                o5[:, :, :, i0::sh, lo:hi] = view[
-                    :, :, :, t0 : t0 + cnt, rho, j, lo - off : hi - off
-                ]
-    return out
-    if dr == dc == 0 and qn * sh == oh and nb * blk * sw == ow:
-        out.reshape(n, c, m, qn, sh, nb, blk, sw)[...] = view
-        return out
-    full = _work(0, (n, c, m, qn, sh, nb, blk, sw), g.dtype)  # gq is no longer needed
-    full[...] = view
-    full = full.reshape(n, c * m, qn * sh, nb * blk * sw)
-    out[...] = full[:, :, dr : dr + oh, dc : dc + ow]
+    out.reshape(n, c, m, oh, ow)[...] = res[:, :, :, dr : dr + oh, dc : dc + ow].transpose(
+        2, 0, 1, 3, 4
+    )
     return out
 
 
