@@ -760,11 +760,16 @@ def scatter_strategy(c_in_g: int, nd: int = 2, dilation=(1, 1), stride=(1, 1)) -
     """How :func:`conv_input_grad_nd` runs: with one input channel per group (its columns would be
     outer products) ``"toeplitz"`` (2-d, no dilation) or ``"direct"``; else in 2-d with a stride
     (no dilation) ``"phase"`` (one product per output phase), in 2-d with stride 1 (or any
-    dims without dilation) ``"conv"`` (forward convolution), else ``"gemm"`` (columns, col2im)."""
+    dims without dilation) ``"conv"`` (forward convolution), else ``"gemm"`` (columns, col2im).
+    Above :data:`~tensorlab.nn._conv_igrad.MAX_PHASES` phases (d2l's FCN upsampler: stride 32)
+    the phases are stacked as channels of one forward convolution (``"conv"``) instead."""
     no_dilation = all(d == 1 for d in dilation)
-    if c_in_g == 1:
-        return "toeplitz" if nd == 2 and no_dilation else "direct"
-    if nd == 2 and no_dilation and 1 < stride[0] * stride[1] <= _igrad.MAX_PHASES:
+    few_phases = nd == 2 and stride[0] * stride[1] <= _igrad.MAX_PHASES
+    if c_in_g == 1:  # many phases: the band would be mostly zeros, stack them instead
+        if nd == 2 and no_dilation:
+            return "toeplitz" if few_phases else "conv"
+        return "direct"
+    if no_dilation and few_phases and stride[0] * stride[1] > 1:
         return "phase"
     if no_dilation or (nd == 2 and all(s == 1 for s in stride)):
         return "conv"

@@ -178,6 +178,8 @@ def test_results_do_not_share_the_workspace(torch):
         (1, 2, (1, 1), (1, 1), "toeplitz"),
         (1, 2, (1, 1), (2, 2), "toeplitz"),
         (1, 2, (2, 1), (1, 1), "direct"),
+        (1, 2, (1, 1), (32, 32), "conv"),  # a depthwise FCN upsampler: the band would be huge
+        (1, 3, (1, 1), (2, 2, 2), "direct"),
         (4, 2, (1, 1), (2, 2), "phase"),
         (4, 2, (1, 1), (1, 3), "phase"),
         (4, 2, (1, 1), (32, 32), "conv"),  # d2l's FCN upsampler: 1024 phases, stacked instead
@@ -189,3 +191,20 @@ def test_results_do_not_share_the_workspace(torch):
 )
 def test_scatter_strategy_choice(og, nd, dilation, stride, expected):
     assert K.scatter_strategy(og, nd, dilation, stride) == expected
+
+
+@pytest.mark.parametrize(
+    "xs, ws, kw",
+    [
+        ((1, 3, 4, 5), (3, 1, 10, 8), dict(stride=(5, 4), padding=(2, 1), groups=3)),
+        ((2, 4, 3, 4), (4, 2, 9, 9), dict(stride=(5, 5), padding=2, groups=2)),
+        ((1, 2, 3, 3), (2, 2, 4, 4), dict(stride=(4, 4), padding=1, output_padding=3)),
+    ],
+)
+def test_many_phases_match_torch(torch, xs, ws, kw):
+    """Past the phase limit (depthwise too) the phases are stacked as channels; at it, not."""
+    rng = np.random.default_rng(5)
+    x, w = rng.standard_normal(xs), rng.standard_normal(ws)
+    ours = F.conv_transpose2d(tl.tensor(x), tl.tensor(w), **kw)
+    theirs = torch.nn.functional.conv_transpose2d(torch.tensor(x), torch.tensor(w), **kw)
+    _close(ours._np(), theirs.numpy())
