@@ -9,8 +9,10 @@ backward, kernel tap ``(a, b)`` by kernel tap ``(a, b)``:
   the phases of the flipped kernel as one forward convolution, a Toeplitz product for depthwise,
   or columns ``w^T @ grad`` added back one strided slice per tap); the padding is cropped off;
 - ``grad_weight``: the tap's gradient is the correlation of the input pixels it read with the
-  output gradient (a sum over batch and output positions): ``grad @ windows^T``, one batched
-  product over the groups (:func:`~tensorlab.nn._conv_kernels.conv_weight_grad_nd`);
+  output gradient (a sum over batch and output positions): flat-slice columns times the
+  channels-last gradient with the images summed inside the product, a shifted-copies product
+  for depthwise, a plain product for 1x1 (:mod:`tensorlab.nn._conv_wgrad`, through
+  :func:`~tensorlab.nn._conv_kernels.conv_weight_grad_nd`);
 - ``grad_bias``: the sum of the output gradient over batch and positions.
 
 Groups split the channels into independent convolutions (batched matrix products). ``'same'``
@@ -49,8 +51,8 @@ def conv2d_backward(g, x, w, stride, padding, dilation, groups, need_input=True,
     Returns (grad_input or None, grad_weight or None).
 
     ``grad_input`` is the transposed convolution of ``g`` (columns ``w^T @ g`` added back tap by
-    tap, or the batched Toeplitz product for depthwise); ``grad_weight`` is ``g @ windows^T``, one
-    batched product over the groups (:mod:`tensorlab.nn._conv_kernels`).
+    tap, or the batched Toeplitz product for depthwise); ``grad_weight`` is the correlation of
+    ``x`` with ``g`` summed over the batch (:mod:`tensorlab.nn._conv_wgrad`).
     """
     from ..nn._conv_kernels import conv_input_grad_nd, conv_weight_grad_nd
 

@@ -191,10 +191,12 @@ def _client_class():
 
 class WorkDir:
     """A temporary folder removed by ``sandbox.remove_tree`` (``TemporaryDirectory`` would
-    recurse into whatever depth the notebook made there)."""
+    recurse into whatever depth the notebook made there). Its name carries the owner's pid, so
+    one left by a process killed before it could clean up (a Dask worker's warm spare, say) is
+    removed later by ``sandbox.sweep``."""
 
     def __init__(self, prefix: str = "tensorlab-grade-"):
-        self.name = tempfile.mkdtemp(prefix=prefix)
+        self.name = tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-")
 
     def cleanup(self) -> None:
         from .sandbox import remove_tree
@@ -233,10 +235,12 @@ class Kernel:
         # the owner's pid in the name: a sandbox left by a killed worker can be swept later
         self._private = Path(tempfile.mkdtemp(prefix=f"tensorlab-kernel-{os.getpid()}-"))
         self._box = None
-        if sandbox:
-            from .sandbox import Sandbox, sweep
+        from .sandbox import sweep
 
-            sweep(Path(tempfile.gettempdir()))
+        sweep(Path(tempfile.gettempdir()))
+        if sandbox:
+            from .sandbox import Sandbox
+
             self._box = Sandbox.create(self._private)
         self._client = None
         self._connected = False

@@ -262,18 +262,20 @@ def _alive(pid: int) -> bool:
 def sweep(tmp: Path) -> None:
     """Remove what kernels of grading processes that are gone left in ``tmp`` (a worker killed
     before it could clean up): ``<tmp>/tensorlab-kernel-<pid>-*`` folders, their IPC tmpfs
-    unmounted first (root mode)."""
+    unmounted first (root mode), and the submissions' ``<tmp>/tensorlab-grade-<pid>-*`` working
+    folders."""
     import re
 
     try:
-        names = [e.name for e in os.scandir(tmp) if e.name.startswith("tensorlab-kernel-")]
+        ours = ("tensorlab-kernel-", "tensorlab-grade-")
+        names = [e.name for e in os.scandir(tmp) if e.name.startswith(ours)]
     except OSError:
         return
     for name in names:
-        m = re.fullmatch(r"tensorlab-kernel-(\d+)-[^/]+", name)
+        m = re.fullmatch(r"tensorlab-(?:kernel|grade)-(\d+)-[^/]+", name)
         if m is None or _alive(int(m[1])):
             continue
-        if os.geteuid() == 0:
+        if os.geteuid() == 0 and name.startswith("tensorlab-kernel-"):
             _unmount(tmp / name / "ipc")
         remove_tree(tmp / name)
 

@@ -29,10 +29,11 @@ turn it into a stride-1 convolution (:func:`phase_split`): the ``s*s`` phase ima
 uses the same phase images without padding the kernel (each tap reads one phase image).
 
 Transposed convolutions (and the input gradient of a convolution) go through
-:func:`conv_input_grad_nd`: in 2-d, one forward convolution of the kernel's phases stacked as output
-channels followed by a pixel shuffle (``"conv"``), a batched Toeplitz product when each group reads
-one channel (``"toeplitz"``), else columns ``w^T @ x`` added back with one strided slice per tap
-(``"gemm"`` + :func:`col2im`); never a zero-dilated input.
+:func:`conv_input_grad_nd`: in 2-d with a stride, one product per output phase written into the
+phase's strided view (``"phase"``), with stride 1 a forward convolution with the flipped kernel
+(``"conv"``), a Toeplitz product on slabs of rows when each group reads one channel
+(``"toeplitz"``) -- these in :mod:`tensorlab.nn._conv_igrad` --, else columns ``w^T @ x`` added
+back with one strided slice per tap (``"gemm"`` + :func:`col2im`); never a zero-dilated input.
 
 Memory: one group's windows (or tap products) at a time, for a chunk of the batch small enough that
 this temporary stays below :data:`CHUNK_BYTES`. Small convolutions split the batch between
@@ -49,6 +50,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from . import _conv_direct as _direct
+from . import _conv_igrad as _igrad
 
 #: upper bound (bytes) for the temporary matrix of one group and one chunk of the batch
 CHUNK_BYTES = 256 * 2**10
@@ -721,14 +723,18 @@ def conv_input_grad_nd(
     This is the transposed convolution of ``g`` with ``w``: each output gradient is spread, through
     every kernel tap, back to the input pixel the tap read. The ways (:func:`scatter_strategy`):
 
+    * ``"phase"`` (2-d, a stride, no dilation): per output phase, the columns of ``g`` times the
+      phase's flipped sub-kernels, one product batched over the groups, written into the phase's
+      strided view of the result (:func:`tensorlab.nn._conv_igrad.phase_gemm`);
     * ``"conv"`` (2-d, no dilation or no stride): one forward convolution of ``g`` with the
       phases of the flipped kernel stacked as output channels, then a pixel shuffle
-      (:func:`_tconv2d_conv`);
+      (:func:`_tconv2d_conv`; with stride 1 just the flipped kernel, no shuffle);
     * ``"gemm"``: per group, ``w^T @ g`` gives every tap's contribution (the columns), then
       :func:`col2im` adds them in place with one strided slice per tap;
     * ``"direct"`` (one ``g`` channel per group, e.g. depthwise): no product to speak of, so each
       tap is one broadcast multiply-add of ``g`` by the tap's weights into its strided slice; in
-      2-d without dilation, ``"toeplitz"``: one batched banded product (:func:`_tconv2d_toeplitz`).
+      2-d without dilation, ``"toeplitz"``: banded products on slabs of rows
+      (:func:`tensorlab.nn._conv_igrad.depthwise_slabs`).
 
     ``strategy`` forces one of :data:`SCATTER_STRATEGIES` (tests, benchmarks).
     """
@@ -737,12 +743,13 @@ def conv_input_grad_nd(
     kernel = tuple(w.shape[2:])
     og = o // groups
     blocks = tuple(g.shape[2:])
-    length = int(np.prod(blocks, dtype=np.int64))
-    k = int(np.prod(kernel, dtype=np.int64))
     if strategy is None:
         strategy = scatter_strategy(og, len(kernel), dilation, stride)
-    if strategy == "toeplitz" and og == 1 and len(kernel) == 2 and tuple(dilation) == (1, 1):
-        return _tconv2d_toeplitz(g, w, in_sizes, stride, padding)
+    if len(kernel) == 2 and (all(d == 1 for d in dilation) or all(s == 1 for s in stride)):
+        if strategy == "toeplitz" and og == 1 and all(d == 1 for d in dilation):
+            return _igrad.depthwise_slabs(g, w, in_sizes, stride, padding)
+        if strategy == "phase":
+            return _igrad.phase_gemm(g, w, in_sizes, stride, padding, groups, dilation)
     if strategy in ("direct", "toeplitz") and og == 1:
         return _scatter_direct(g, w, in_sizes, stride, padding, dilation, groups, acc)
     if strategy == "conv" and all(d == 1 for d in dilation):
@@ -751,6 +758,8 @@ def conv_input_grad_nd(
         return _tconv_nd_conv(g, w, in_sizes, stride, padding, groups)
     if strategy == "conv" and len(kernel) == 2 and all(s == 1 for s in stride):
         return _tconv2d_conv(g, w, in_sizes, stride, padding, dilation, groups)
+    length = int(np.prod(blocks, dtype=np.int64))
+    k = int(np.prod(kernel, dtype=np.int64))
     out = np.empty((n, groups * cg, *in_sizes), dtype=g.dtype)
     for gi in range(groups):
         wg = w[gi * og : (gi + 1) * og].reshape(og, cg * k)
@@ -763,68 +772,27 @@ def conv_input_grad_nd(
     return out
 
 
-SCATTER_STRATEGIES = ("gemm", "direct", "toeplitz", "conv")
+SCATTER_STRATEGIES = ("gemm", "direct", "toeplitz", "conv", "phase")
 
 
 def scatter_strategy(c_in_g: int, nd: int = 2, dilation=(1, 1), stride=(1, 1)) -> str:
     """How :func:`conv_input_grad_nd` runs: with one input channel per group (its columns would be
-    outer products) ``"toeplitz"`` (2-d, no dilation) or ``"direct"``; else in 2-d without
-    dilation (or stride) ``"conv"`` (a forward convolution of the stacked phases), else
-    ``"gemm"`` (columns, then col2im)."""
+    outer products) ``"toeplitz"`` (2-d, no dilation) or ``"direct"``; else in 2-d with a stride
+    (no dilation) ``"phase"`` (one product per output phase), in 2-d with stride 1 (or any
+    dims without dilation) ``"conv"`` (forward convolution), else ``"gemm"`` (columns, col2im).
+    Above :data:`~tensorlab.nn._conv_igrad.MAX_PHASES` phases (d2l's FCN upsampler: stride 32)
+    the phases are stacked as channels of one forward convolution (``"conv"``) instead."""
     no_dilation = all(d == 1 for d in dilation)
-    if c_in_g == 1:
-        return "toeplitz" if nd == 2 and no_dilation else "direct"
+    few_phases = nd == 2 and stride[0] * stride[1] <= _igrad.MAX_PHASES
+    if c_in_g == 1:  # many phases: the band would be mostly zeros, stack them instead
+        if nd == 2 and no_dilation:
+            return "toeplitz" if few_phases else "conv"
+        return "direct"
+    if no_dilation and few_phases and stride[0] * stride[1] > 1:
+        return "phase"
     if no_dilation or (nd == 2 and all(s == 1 for s in stride)):
         return "conv"
     return "gemm"
-
-
-def _tconv2d_toeplitz(g, w, in_sizes, stride, padding):
-    """2-d transposed convolution (dilation 1) with one input channel per group (depthwise), as
-    one batched Toeplitz product whose columns are already the interleaved output pixels.
-
-    The outputs ``r = rho + s*q`` of a phase ``rho`` only see the taps ``a = rho + s*j``:
-    ``out[rho + s*q] = sum_j g[q - j] * w[rho + s*j]``, a stride-1 correlation of ``g``
-    (zero-padded by ``ka - 1``, ``ka = ceil(kH/sh)``) with the phase's flipped sub-kernel. Per
-    output row ``q`` and block of ``B`` columns, the rows of ``g`` it reads (``ka`` segments of
-    ``span = B + kb - 1``) times a band of shape ``(ka*span, m*sh*B*sw)`` give all ``sh*sw``
-    phases of ``m`` output channels at once, in (channel, phase row, column, phase column) order.
-    """
-    n, c, hi, wi = g.shape
-    _, m, kh, kw = w.shape
-    sh, sw = stride
-    ka, kb = -(-kh // sh), -(-kw // sw)
-    full = _scatter_full(in_sizes, padding, (hi, wi), (kh, kw), stride, (1, 1))
-    qh, qw = -(-full[0] // sh), -(-full[1] // sw)
-    nb, blk = _toeplitz_blocks(qw)
-    span = blk + kb - 1
-    gp = np.zeros((n, c, qh + ka - 1, nb * blk + kb - 1), dtype=g.dtype)
-    gp[:, :, ka - 1 : ka - 1 + min(hi, qh), kb - 1 : kb - 1 + min(wi, nb * blk)] = g[
-        :, :, :qh, : nb * blk
-    ]
-    # the kernel zero-extended to ka*sh x kb*sw, split into phases, each sub-kernel flipped
-    wz = np.zeros((c, m, ka * sh, kb * sw), dtype=w.dtype)
-    wz[..., :kh, :kw] = w
-    wf = wz.reshape(c, m, ka, sh, kb, sw)[:, :, ::-1, :, ::-1, :]  # [c, m, j, rho, j', sig]
-    band = np.zeros((c, ka, span, m, sh, blk, sw), dtype=g.dtype)
-    u = np.arange(blk)
-    for j in range(ka):
-        for jj in range(kb):
-            band[:, j, u + jj, :, :, u, :] = wf[None, :, :, j, :, jj, :]
-    band = band.reshape(c, ka * span, m * sh * blk * sw)
-    s0, s1, s2, s3 = gp.strides
-    rows = as_strided(
-        gp, shape=(n, c, qh, nb, ka, span), strides=(s0, s1, s2, s3 * blk, s2, s3)
-    ).reshape(n, c, qh * nb, ka * span)
-    res = np.matmul(rows, band).reshape(n, c, qh, nb, m, sh, blk * sw)
-    if nb > 1 or m > 1:
-        res = np.ascontiguousarray(res.transpose(0, 1, 4, 2, 5, 3, 6))
-    res = res.reshape(n, c * m, qh * sh, nb * blk * sw)
-    ph, pw = padding
-    oh, ow = in_sizes
-    out = np.empty((n, c * m, oh, ow), dtype=g.dtype)
-    out[...] = res[:, :, ph : ph + oh, pw : pw + ow]
-    return out
 
 
 def _tconv2d_conv(g, w, in_sizes, stride, padding, dilation, groups):
@@ -924,14 +892,25 @@ def _scatter_direct(g, w, in_sizes, stride, padding, dilation, groups, acc=None)
     return out.astype(g.dtype, copy=False)
 
 
-def conv_weight_grad_nd(g, x, w_shape, stride, padding, dilation, groups) -> np.ndarray:
+def conv_weight_grad_nd(
+    g, x, w_shape, stride, padding, dilation, groups, strategy=None
+) -> np.ndarray:
     """The gradient of :func:`conv_nd` in its weight: ``g`` (N, O, *blocks) and ``x``.
 
-    ``gw[group] = g[group] @ cols[group]^T``: the windows of a chunk of images (a copy, at most
-    :data:`CHUNK_BYTES`) as (groups, C/groups*K, images*L), multiplied by the output gradient
-    (groups, O/groups, images*L) in one batched product, summed over the chunks.
+    The kernels of :mod:`tensorlab.nn._conv_wgrad` (1x1, depthwise, rows, flat); a
+    non-finite result from them (their padded grids multiply pixels no tap reads by zero) and
+    ``strategy="windows"`` (also chosen for strided kernels of many taps) take the exact way
+    here: ``gw[group] = g[group] @ cols[group]^T``, the windows of a chunk of images (a copy, at
+    most :data:`CHUNK_BYTES`) as (groups, C/groups*K, images*L) times the output gradient
+    (groups, O/groups, images*L), one batched product per chunk.
     """
     n = x.shape[0]
+    if strategy != "windows" and x.size and g.size and all(w_shape):
+        from ._conv_wgrad import weight_grad
+
+        gw = weight_grad(g, x, w_shape, stride, padding, dilation, groups, strategy)
+        if gw is not None and np.isfinite(gw).all():
+            return gw
     o, cg = w_shape[:2]
     kernel = tuple(w_shape[2:])
     nd = len(kernel)

@@ -662,3 +662,28 @@ def test_a_missing_or_wrong_path_is_a_usage_error(tmp_path, command, path, words
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and path in lines[0] and words in lines[0], r.stderr
     assert not (tmp_path / "out").exists() and r.stdout == ""
+
+
+def test_work_folders_of_a_killed_process_are_swept_and_live_ones_kept(tmp_path):
+    """A worker killed before it cleans up (a Dask worker's warm spare) leaves its submission's
+    work folder and its kernel's folder; the next kernel's sweep removes both, deep ones too,
+    and keeps the folders of processes still alive and anything that is not ours."""
+    from tensorlab.grading.kernel import WorkDir
+    from tensorlab.grading.sandbox import sweep
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    own = WorkDir(prefix=str(tmp_path / "tensorlab-grade-"))
+    assert Path(own.name).name.startswith(f"tensorlab-grade-{os.getpid()}-")
+    left = [tmp_path / f"tensorlab-{kind}-{dead.pid}-x" for kind in ("grade", "kernel")]
+    for folder in left:
+        deep = folder.joinpath(*["d"] * 50)
+        deep.mkdir(parents=True)
+        (deep / "f").write_text("x")
+    other = tmp_path / f"tensorlab-other-{dead.pid}-x"
+    other.mkdir()
+    sweep(tmp_path)
+    assert [p.exists() for p in left] == [False, False]
+    assert Path(own.name).is_dir() and other.is_dir()
+    own.cleanup()
+    assert not Path(own.name).exists()
