@@ -20,6 +20,12 @@ whole phase rows and columns, so the same construction applies with the phase im
 (without the kernel's zero-padding to a multiple of the stride that :func:`phase_split` needs).
 Rows outside the phase image are skipped by the copies (the buffer is zeroed once and reused).
 
+**Kernel rows as shifts** (:func:`_rowfold`; depthwise, and one group with few output channels):
+kernel row ``a`` reads what row 0 reads ``a*dh`` image rows further on, so the matrix holds the
+kernel's first row only (over ``(kH-1)*dh`` more rows) and the product has ``kH`` times more rows
+(better for the BLAS kernel when the output channels are few); each kernel row's partial sums,
+shifted by whole rows, are then one contiguous slice for all channels at once.
+
 The buffer holds (images, groups, channels, kernel rows, kernel columns, positions): all groups
 are filled by the same copies and one batched ``matmul`` per chunk writes the product straight
 into the output when the grid is as wide as the output. A chunk is a few images, one image, or a
