@@ -36,8 +36,8 @@ def clip_cases(draw):
     sh, sw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
     dh, dw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
     reach_h, reach_w = dh * (kh - 1), dw * (kw - 1)
-    pt = draw(st.integers(0, reach_h + 1))
-    pb = draw(st.integers(0, reach_h + 1))
+    pt = draw(st.integers(0, reach_h + 3))  # rows of padding only: beyond the kernel's reach
+    pb = draw(st.integers(0, reach_h + 3))
     pl = draw(st.integers(0, reach_w))
     pr = draw(st.integers(0, reach_w - pl))
     h = draw(st.integers(max(1, reach_h + 1 - pt - pb), 12))
