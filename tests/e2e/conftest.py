@@ -131,6 +131,9 @@ class Lab:
             "--ServerApp.ip=127.0.0.1",
             "--ServerApp.port_retries=0",
             "--ServerApp.terminals_enabled=False",
+            # the driver opens each notebook in the page already loaded, through the command the
+            # file browser runs (tests/e2e/lab_driver.py): JupyterLab boots once per session
+            "--LabApp.expose_app_in_browser=True",
         ]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")  # containers and CI often run as root

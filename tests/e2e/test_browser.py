@@ -199,7 +199,13 @@ def collapsed_output_shows_no_preview(jlab):
     """A "Predict, then run" cell's saved output is collapsed: JupyterLab's placeholder would
     preview its first line (often the answer); the course's custom.css hides the preview and
     says why, and a click still opens the output."""
-    page = jlab.open("lessons/02_scipy_convolve2d.ipynb")
+    # the shipped lesson, not the course copy another test may have run and saved (one JupyterLab
+    # serves both halves under ``-n 0``)
+    from tensorlab.course import course_root
+
+    lesson = "lessons/02_scipy_convolve2d.ipynb"
+    (jlab.lab.course / "e2e-collapsed.ipynb").write_bytes((course_root() / lesson).read_bytes())
+    page = jlab.open("e2e-collapsed.ipynb")
     page.locator(".jp-OutputPlaceholder").first.wait_for(state="attached")
     index = page.evaluate(
         "() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')]"
