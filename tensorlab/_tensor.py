@@ -255,6 +255,13 @@ class Tensor(metaclass=_TensorMeta):
         return cls(storage, shape, L.contiguous_strides(shape), 0, dtype)
 
     @classmethod
+    def _adopt(cls, arr: np.ndarray, dtype: D.dtype) -> Tensor:
+        """A tensor over ``arr``'s own memory, no copy: ``arr`` must be a fresh C-contiguous
+        array of ``dtype`` that nothing else holds (a copy the caller just made)."""
+        shape = arr.shape
+        return cls(UntypedStorage(arr.reshape(-1)), shape, L.contiguous_strides(shape), 0, dtype)
+
+    @classmethod
     def _from_array_strided(cls, arr: np.ndarray, dtype: D.dtype, stride: Sequence[int]) -> Tensor:
         """A fresh tensor holding a copy of ``arr`` laid out with the given dense ``stride``."""
         shape = arr.shape

@@ -308,7 +308,9 @@ def _two_pass(it: _Iter, threads: int, lanes: int, per_lane: int, half: bool) ->
 
 def _dim_split(it: _Iter, threads: int, lanes: int, per_lane: int, half: bool) -> np.ndarray:
     """``parallel_dim_reduction``: the outermost (kept) dim cut into column ranges, one per
-    thread, rounded to 128 bytes when those columns are adjacent in the input."""
+    thread, when those columns are adjacent in the input rounded *down* to 128 bytes at both
+    ends except the last column (ATen's ``round_columns``: a range can end up empty and its
+    neighbour then takes its columns)."""
     # find_split_dim is meant to pick the largest kept dim; measured against torch 2.13 (3- and
     # 4-d iterators), the outermost dim is the one split
     best = it.ndim - 1
@@ -321,7 +323,7 @@ def _dim_split(it: _Iter, threads: int, lanes: int, per_lane: int, half: bool) -
     def rnd(x: int) -> int:
         if it.st[best] != 1 or x >= cols:  # columns adjacent in the input
             return x
-        return min(cols, -(-x // mult) * mult)
+        return x - x % mult
 
     pieces = []
     for t in range(used):

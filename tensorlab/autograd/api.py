@@ -188,5 +188,6 @@ def grad(
         if isinstance(g, Tensor):
             result.append(g if g.dtype is t.dtype else g.to(t.dtype))
             continue
-        result.append(Tensor._from_array(np.asarray(g).astype(t.dtype.np), t.dtype))
+        # one copy (the graph may still hold ``g``), which the result then owns
+        result.append(Tensor._adopt(np.array(g, dtype=t.dtype.np, order="C"), t.dtype))
     return tuple(result)

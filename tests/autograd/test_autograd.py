@@ -848,3 +848,22 @@ def test_inplace_through_views(torch, view, write, seed):
     assert (yg is None) == (yg2 is None)
     if yg is not None:
         np.testing.assert_allclose(_np(yg), _np(yg2), rtol=1e-10, atol=1e-12)
+
+
+def test_grad_results_own_their_memory():
+    """``autograd.grad``'s results are fresh tensors: changing one in place changes neither the
+    gradient given nor what a second call returns (the result adopts its one copy)."""
+    import torch
+
+    seen = []
+    for lib in (tl, torch):
+        x = lib.ones(3, requires_grad=True)
+        w = lib.tensor([2.0, 3.0, 4.0], requires_grad=True)
+        y = x * w
+        go = lib.tensor([1.0, 2.0, 3.0])
+        a, aw = lib.autograd.grad(y, (x, w), go, retain_graph=True)
+        a.add_(10)
+        aw.mul_(0)
+        b, bw = lib.autograd.grad(y, (x, w), go)
+        seen.append([t.tolist() for t in (go, a, aw, b, bw)] + [a.stride(), a.is_contiguous()])
+    assert seen[0] == seen[1]

@@ -120,6 +120,9 @@ def test_1d_sums_at_the_chunk_ilp_and_vector_boundaries(torch, threads, n, seed)
         ((40_000, 3), 0),  # outer reduction, several outputs
         ((3, 40_000), 1),  # inner reduction, several outputs
         ((300, 200), 0),  # the kept dim split between threads in column ranges
+        ((1119, 39), 0),  # ranges rounded down to 128 bytes: the first empty, the second all 39
+        ((1270, 68), 0),  # 64 + 4 columns: the rounded-down split, not 34 + 34
+        ((700, 100), 0),
         ((200, 300), 1),
         ((33, 1000, 5), None),  # non-coalescable full reduction cut mid-row
         ((2, 3, 40_000), (0, 1)),
