@@ -5,15 +5,23 @@
 compiler's contraction of a multiply followed by an add into one fused multiply-add. Each step
 here is one float32 operation, rounded as the CPU rounds it; a fused step is the exact
 product-sum rounded once (:func:`fma32`), so the numbers are PyTorch's bit for bit.
+
+Speed: the kernel runs over chunks of pairs in preallocated temporaries (:class:`_Work`), every
+numpy call writing into one of them (``out=``); a float64 value that is a float32 rounded and
+widened again is one copy each way (``np.copyto``, which rounds as ``astype`` does).
 """
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
-f32 = np.float32
+f32, f64, i32 = np.float32, np.float64, np.int32
 _MID = np.uint64(0x10000000)  # a float64 whose low 29 bits are this lies half-way between floats
 _LOW29 = np.uint64(0x1FFFFFFF)
+_MID32, _LOW29_32 = np.uint32(0x10000000), np.uint32(0x1FFFFFFF)  # the same on the low word
+_LO = 0 if sys.byteorder == "little" else 1  # the low 32-bit word of a float64 in a uint32 view
 
 
 def fma32(a, b, c) -> np.ndarray:
@@ -27,16 +35,61 @@ def fma32(a, b, c) -> np.ndarray:
     np.bitwise_and(bits, _LOW29, out=bits)  # s is not needed any more: its low bits in place
     tie = bits == _MID
     if tie.any():
-        p = np.multiply(a, b, dtype=np.float64)
-        c = np.broadcast_to(np.asarray(c, dtype=np.float64), p.shape)
-        s = p + c
-        bb = s - p
-        t = (p - (s - bb)) + (c - bb)
-        fix = tie & (t != 0)
-        if fix.any():
-            s2 = np.nextafter(s[fix], np.where(t[fix] > 0, np.inf, -np.inf))
-            r[fix] = s2.astype(f32)
+        _fix_ties(r, tie, a, b, c)
     return r
+
+
+def _fix_ties(r: np.ndarray, tie: np.ndarray, a, b, c) -> None:
+    """Where ``tie``, replace ``r`` by the fused ``a * b + c``: Knuth's two-sum gives the error
+    ``t`` of the float64 sum ``s``; a non-zero ``t`` breaks the tie (``s`` one float64 ulp
+    towards it, then rounded)."""
+    idx = np.nonzero(tie)[0]
+
+    def at(v):
+        v = np.asarray(v, dtype=np.float64)
+        return v[idx] if v.ndim else np.full(len(idx), v)
+
+    p = at(a) * at(b)
+    c = at(c)
+    s = p + c
+    bb = s - p
+    t = (p - (s - bb)) + (c - bb)
+    fix = t != 0
+    if fix.any():
+        s2 = np.nextafter(s[fix], np.where(t[fix] > 0, np.inf, -np.inf))
+        r[idx[fix]] = s2.astype(f32)
+
+
+class _Work:
+    """The temporaries of one chunk of ``m`` pairs, allocated once per fill."""
+
+    def __init__(self, m: int):
+        e = np.empty
+        # float32: x, e, y, z, c (log, then sincos), a, b (polynomial steps), r (the radius)
+        self.x, self.e, self.y, self.z, self.c, self.a, self.b, self.r = (
+            e(m, f32) for _ in range(8)
+        )
+        self.j = e(m, i32)
+        self.t, self.x64, self.z64, self.h64 = (e(m, f64) for _ in range(4))
+        self.lo = e(m, np.uint32)
+        self.tie = e(m, bool)
+
+    def head(self, n: int) -> _Work:
+        """The same temporaries cut to ``n`` (the last, shorter chunk)."""
+        w = object.__new__(_Work)
+        for k, v in self.__dict__.items():
+            setattr(w, k, v[:n])
+        return w
+
+
+def _round(w: _Work, out: np.ndarray, a, b, c) -> None:
+    """``out`` = the fused ``a * b + c`` from its float64 sum in ``w.t`` (``a * b`` exact): one
+    rounding to float32, then the tie check of :func:`fma32` on the low word of ``w.t``."""
+    np.copyto(out, w.t, casting="unsafe")
+    np.bitwise_and(w.t.view(np.uint32)[_LO::2], _LOW29_32, out=w.lo)
+    np.equal(w.lo, _MID32, out=w.tie)
+    if w.tie.any():
+        _fix_ties(out, w.tie, a, b, c)
 
 
 _LOG_P = [
@@ -53,105 +106,192 @@ _LOG_P = [
         3.3333331174e-1,
     )
 ]
+_LOG_P64 = [float(p) for p in _LOG_P]
 _LOG_Q1, _LOG_Q2 = f32(-2.12194440e-4), f32(0.693359375)
-_SQRTHF = f32(0.707106781186547524)
-_INV_EXP = np.uint32(~0x7F800000 & 0xFFFFFFFF)
-_HALF_BITS = np.float32(0.5).view(np.uint32)
+_ONE, _HALF, _MINUS_TWO = f32(1), f32(0.5), f32(-2)
+# sqrt(1/2) as float32 is 0x3F3504F3: adding 0x3F800000 - 0x3F3504F3 to the bits carries into
+# the exponent exactly when the mantissa is at least sqrt(1/2)'s (as in musl's logf)
+_SPLIT = i32(0x3F800000 - 0x3F3504F3)
+_SQRTHF_BITS = i32(0x3F3504F3)
+_MANT = i32(0x7FFFFF)
 
 
-def _r32(s: np.ndarray) -> np.ndarray:
-    """Round float64 ``s`` to float32 (correct when ``s`` is an exact sum: see :func:`log256`)."""
-    return s.astype(f32)
+def _log(u1: np.ndarray, w: _Work) -> np.ndarray:
+    """``log256_ps(1 - u1)`` for uniforms ``u1`` (multiples of 2^-24 in [0, 1)), in ``w.a``.
 
-
-def log256(x: np.ndarray) -> np.ndarray:
-    """``log256_ps`` for positive normal float32 ``x``.
-
-    The eight Horner steps ``y * x + p`` are fused in torch; here each is computed exactly in
-    float64 and rounded once: ``x`` is a multiple of 2^-24 below 0.42 in magnitude and every
-    ``y`` lies in [2^-5, 1), so ``y * x + p`` spans at most 52 bits (no double rounding)."""
-    bits = x.view(np.uint32)
-    e = ((bits >> np.uint32(23)).astype(np.int32) - 126).astype(f32)
-    m = ((bits & _INV_EXP) | _HALF_BITS).view(f32)
-    small = m < _SQRTHF
-    e -= small
-    x = m - f32(1)
-    x += m * small  # 2m - 1 below sqrt(1/2), exactly as the kernel's (m - 1) + m
-    x64 = x.astype(np.float64)
-    y = _r32(x64 * float(_LOG_P[0]) + float(_LOG_P[1]))
-    for p in _LOG_P[2:]:
-        t = y.astype(np.float64)
+    ``log256_ps`` splits ``u = 1 - u1`` into ``m`` in [1/2, 1) and the exponent ``e + 1``;
+    below sqrt(1/2) it takes ``x = (m - 1) + m`` (exact: 2m - 1) and ``e``, else ``x = m - 1``
+    and ``e + 1``. Here in integers: ``bits(u) + 0x3F800000 - 0x3F3504F3`` carries into the
+    exponent exactly when ``m >= sqrt(1/2)``, so its exponent field minus 127 is the kernel's
+    ``e``, and its mantissa under sqrt(1/2)'s bits is ``1 + x``."""
+    x, e, y, z, c, t, x64 = w.x, w.e, w.y, w.z, w.c, w.t, w.x64
+    ix = x.view(i32)
+    np.subtract(_ONE, u1, out=x)
+    ix += _SPLIT
+    np.right_shift(ix, 23, out=w.j)
+    w.j -= 127
+    np.copyto(e, w.j, casting="unsafe")
+    ix &= _MANT
+    ix += _SQRTHF_BITS
+    x -= _ONE  # exact: x in (-0.293, 0.415), a multiple of 2^-24
+    # The eight Horner steps ``y * x + p`` are fused in torch; here each is computed exactly in
+    # float64 and rounded once: ``x`` is a multiple of 2^-24 below 0.42 in magnitude and every
+    # ``y`` lies in [2^-5, 1), so ``y * x + p`` spans at most 52 bits (no double rounding).
+    np.copyto(x64, x)
+    np.multiply(x64, _LOG_P64[0], out=t)
+    t += _LOG_P64[1]
+    np.copyto(y, t, casting="unsafe")
+    for p in _LOG_P64[2:]:
+        np.copyto(t, y)
         t *= x64
-        t += float(p)
-        y = _r32(t)
-    z = x * x
+        t += p
+        np.copyto(y, t, casting="unsafe")
+    np.multiply(x, x, out=z)
     y *= x
-    y = fma32(y, z, e * _LOG_Q1)
-    y -= z * f32(0.5)
+    np.multiply(e, _LOG_Q1, out=c)
+    np.copyto(t, y)  # y * z + e * q1, fused: not provably exact in float64, so checked for ties
+    np.copyto(w.z64, z)
+    t *= w.z64
+    t += c
+    _round(w, w.a, y, z, c)
+    y = w.a
+    np.multiply(z, _HALF, out=c)
+    y -= c  # z * 0.5 is exact, so fused or not is the same
     y += x
-    y += e * _LOG_Q2  # fused in torch, but e * q2 is exact (a small integer times 9 bits)
+    np.multiply(e, _LOG_Q2, out=c)
+    y += c  # fused in torch, but e * q2 is exact (a small integer times 9 bits)
     return y
 
 
+def log256(x: np.ndarray) -> np.ndarray:
+    """``log256_ps`` for float32 ``x`` in [2^-24, 1], multiples of 2^-24 (``1 - u`` of a
+    24-bit uniform ``u``, the only inputs the kernel gets)."""
+    x = np.ascontiguousarray(x, dtype=f32).ravel()
+    return _log(_ONE - x, _Work(len(x))).copy()
+
+
 _DP = (f32(-0.78515625), f32(-2.4187564849853515625e-4), f32(-3.77489497744594108e-8))
-_SIN = (f32(-1.9515295891e-4), f32(8.3321608736e-3), f32(-1.6666654611e-1))
-_COS = (f32(2.443315711809948e-005), f32(-1.388731625493765e-003), f32(4.166664568298827e-002))
+_DP2_64 = float(_DP[2])
+_SIN64 = tuple(float(f32(v)) for v in (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1))
+_COS64 = tuple(
+    float(f32(v)) for v in (2.443315711809948e-005, -1.388731625493765e-003, 4.166664568298827e-002)
+)
 _FOPI = f32(1.27323954473516)
+_TWO_PI = f32(2 * np.pi)
+_SIGN = i32(-(2**31))
+
+
+def _sincos(u2: np.ndarray, w: _Work, s_out: np.ndarray, c_out: np.ndarray) -> None:
+    """``sincos256_ps(2π u2)`` into ``s_out``, ``c_out`` (the angle is non-negative)."""
+    x, y, z, a, b, c, j, t = w.x, w.y, w.z, w.a, w.b, w.c, w.j, w.t
+    x64, z64, h64 = w.x64, w.z64, w.h64
+    np.multiply(u2, _TWO_PI, out=x)
+    np.multiply(x, _FOPI, out=c)
+    np.copyto(j, c, casting="unsafe")  # truncation, as astype(int32)
+    j += 1
+    j &= -2
+    np.copyto(y, j, casting="unsafe")
+    np.multiply(y, _DP[0], out=c)
+    x += c  # fused in torch; exact products (j <= 8 times 8 and 11 bits)
+    np.multiply(y, _DP[1], out=c)
+    x += c
+    # fused too: y * dp3 + x spans at most 48 bits (|x| < 1, a multiple of 2^-24 when y > 0)
+    np.copyto(t, y)
+    t *= _DP2_64
+    np.copyto(x64, x)
+    t += x64
+    np.copyto(x, t, casting="unsafe")
+    np.copyto(x64, x)
+    np.multiply(x, x, out=z)
+    np.copyto(z64, z)
+    # cosine polynomial: ((c0 z + c1) z + c2) z z - z / 2 + 1, the multiply-adds fused
+    np.multiply(z64, _COS64[0], out=t)
+    t += _COS64[1]
+    _round(w, a, z64, _COS64[0], _COS64[1])
+    np.copyto(t, a)
+    t *= z64
+    t += _COS64[2]
+    _round(w, b, a, z64, _COS64[2])
+    b *= z
+    np.copyto(t, b)
+    t *= z64
+    np.multiply(z64, -0.5, out=h64)  # the kernel's y * z - z * 0.5 (z * 0.5 is exact)
+    t += h64
+    _round(w, a, b, z64, h64)
+    a += _ONE  # a: the cosine polynomial
+    # sine polynomial: ((s0 z + s1) z + s2) z x + x, fused likewise
+    np.multiply(z64, _SIN64[0], out=t)
+    t += _SIN64[1]
+    _round(w, b, z64, _SIN64[0], _SIN64[1])
+    np.copyto(t, b)
+    t *= z64
+    t += _SIN64[2]
+    _round(w, c, b, z64, _SIN64[2])
+    c *= z
+    np.copyto(t, c)
+    t *= x64
+    t += x64
+    _round(w, b, c, x64, x64)  # b: the sine polynomial
+    # the kernel's selection by masks and sign flips by xor, on the bits (np.where is slow):
+    # j in {0, 2, 4, 6, 8}; bit 1 swaps the polynomials, bit 2 flips the sine's sign, and the
+    # cosine's sign flips for j in {2, 4}: the sine's flip xor the swap
+    sb, cb, ab, bb, m = s_out.view(i32), c_out.view(i32), a.view(i32), b.view(i32), z.view(i32)
+    np.left_shift(j, 30, out=m)  # the swap bit at the sign
+    np.right_shift(m, 31, out=x.view(i32))  # all ones where the polynomials swap
+    m &= _SIGN
+    np.bitwise_xor(ab, bb, out=y.view(i32))
+    y.view(i32)[...] &= x.view(i32)  # the bits that differ, where they swap
+    np.left_shift(j, 29, out=j)
+    j &= _SIGN  # the sine's sign flip
+    y.view(i32)[...] ^= j
+    np.bitwise_xor(bb, y.view(i32), out=sb)
+    np.bitwise_xor(ab, y.view(i32), out=cb)
+    cb ^= m
 
 
 def sincos256(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``sincos256_ps`` for non-negative float32 ``x``: (sin, cos)."""
-    j = (x * _FOPI).astype(np.int32)
-    j += 1
-    j &= ~1
-    y = j.astype(f32)
-    x = x + y * _DP[0]  # fused in torch; exact products (j <= 8 times 8 and 11 bits)
-    x += y * _DP[1]
-    # fused too: y * dp3 + x spans at most 48 bits (|x| < 1, a multiple of 2^-24 when y > 0)
-    t = np.multiply(y, float(_DP[2]), dtype=np.float64)
-    t += x
-    x = _r32(t)
-    z = x * x
-    z64 = z.astype(np.float64)
-    yc = fma32(fma32(z64, float(_COS[0]), _COS[1]), z64, _COS[2]) * z
-    yc = fma32(yc, z64, z64 * -0.5)  # the kernel's y * z - z * 0.5 (z * 0.5 is exact)
-    yc += f32(1)
-    ys = fma32(fma32(z64, float(_SIN[0]), _SIN[1]), z64, _SIN[2]) * z
-    x64 = x.astype(np.float64)
-    ys = fma32(ys, x64, x64)
-    # the kernel's selection by masks and sign flips by xor, on the bits (np.where is slow)
-    mask = ((j & 2) >> 1) - 1  # all ones where the first polynomial gives the sine
-    diff = ys.view(np.int32) ^ yc.view(np.int32)
-    diff &= mask
-    s = yc.view(np.int32) ^ diff
-    c = ys.view(np.int32) ^ diff
-    s ^= (j & 4) << 29
-    c ^= (~(j - 2) & 4) << 29
-    return s.view(f32), c.view(f32)
-
-
-_TWO_PI = f32(2 * np.pi)
+    """``sincos256_ps`` of ``2π u`` for float32 uniforms ``u`` (multiples of 2^-24 in [0, 1),
+    the kernel's only inputs): (sin, cos)."""
+    u = np.ascontiguousarray(x, dtype=f32).ravel()
+    w, s, c = _Work(len(u)), np.empty(len(u), f32), np.empty(len(u), f32)
+    _sincos(u, w, s, c)
+    return s, c
 
 
 _CHUNK = 16384  # pairs per pass: the temporaries stay in the cache
+_V32 = np.dtype((np.void, 32))  # eight float32: half a row of 16
 
 
 def normal_fill_16(d: np.ndarray, mean, std) -> np.ndarray:
-    """``normal_fill_16_AVX2`` on rows of 16 float32 uniforms: Box-Muller of pairs j, j+8."""
-    u1 = np.ascontiguousarray(d[:, :8]).ravel()
-    u2 = np.ascontiguousarray(d[:, 8:]).ravel()
-    n1, n2 = np.empty_like(u1), np.empty_like(u2)
-    plain = f32(mean) == 0 and f32(std) == 1  # fma(n, 1, 0) is n
-    for a in range(0, len(u1), _CHUNK):
-        b = a + _CHUNK
-        radius = np.sqrt(f32(-2) * log256(f32(1) - u1[a:b]))
-        s, c = sincos256(_TWO_PI * u2[a:b])
-        c *= radius
-        s *= radius
+    """``normal_fill_16_AVX2`` on rows of 16 float32 uniforms, in place: Box-Muller of pairs
+    ``j`` and ``j + 8`` (``radius * cos`` to ``j``, ``radius * sin`` to ``j + 8``). Returns ``d``.
+
+    The halves are first gathered into two contiguous runs (one copy of 32-byte items), the
+    results written over them, and scattered back the same way."""
+    rows = d.shape[0]
+    halves = np.empty((2, rows, 8), f32)
+    np.copyto(halves.view(_V32).reshape(2, rows), d.view(_V32).T)
+    u1, u2 = halves[0].reshape(-1), halves[1].reshape(-1)
+    mean, std = f32(mean), f32(std)
+    plain = mean == 0 and std == 1  # fma(n, 1, 0) is n
+    n = len(u1)
+    work = _Work(min(n, _CHUNK))
+    for a in range(0, n, _CHUNK):
+        b = min(a + _CHUNK, n)
+        w = work if b - a == work.x.size else work.head(b - a)
+        r = w.r
+        np.multiply(_log(u1[a:b], w), _MINUS_TWO, out=r)
+        np.sqrt(r, out=r)
+        s, c = u2[a:b], u1[a:b]  # the uniforms are spent: the results go over them
+        _sincos(u2[a:b], w, s, c)
+        c *= r
+        s *= r
         if not plain:
-            c, s = fma32(c, f32(std), f32(mean)), fma32(s, f32(std), f32(mean))
-        n1[a:b], n2[a:b] = c, s
-    out = np.empty_like(d)
-    out[:, :8] = n1.reshape(-1, 8)
-    out[:, 8:] = n2.reshape(-1, 8)
-    return out
+            for v in (c, s):
+                np.copyto(w.t, v)
+                w.t *= float(std)
+                w.t += float(mean)
+                np.copyto(w.a, v)
+                _round(w, v, w.a, std, mean)
+    np.copyto(d.view(_V32).T, halves.view(_V32).reshape(2, rows))
+    return d
