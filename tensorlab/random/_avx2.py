@@ -13,15 +13,14 @@ widened again is one copy each way (``np.copyto``, which rounds as ``astype`` do
 
 from __future__ import annotations
 
-import sys
+import math
 
 import numpy as np
 
 f32, f64, i32 = np.float32, np.float64, np.int32
 _MID = np.uint64(0x10000000)  # a float64 whose low 29 bits are this lies half-way between floats
 _LOW29 = np.uint64(0x1FFFFFFF)
-_MID32, _LOW29_32 = np.uint32(0x10000000), np.uint32(0x1FFFFFFF)  # the same on the low word
-_LO = 0 if sys.byteorder == "little" else 1  # the low 32-bit word of a float64 in a uint32 view
+_LOW28 = np.uint64(0x0FFFFFFF)
 
 
 def fma32(a, b, c) -> np.ndarray:
@@ -71,8 +70,7 @@ class _Work:
         )
         self.j = e(m, i32)
         self.t, self.x64, self.z64, self.h64 = (e(m, f64) for _ in range(4))
-        self.lo = e(m, np.uint32)
-        self.tie = e(m, bool)
+        self.bits = e(m, np.uint64)
 
     def head(self, n: int) -> _Work:
         """The same temporaries cut to ``n`` (the last, shorter chunk)."""
@@ -84,12 +82,29 @@ class _Work:
 
 def _round(w: _Work, out: np.ndarray, a, b, c) -> None:
     """``out`` = the fused ``a * b + c`` from its float64 sum in ``w.t`` (``a * b`` exact): one
-    rounding to float32, then the tie check of :func:`fma32` on the low word of ``w.t``."""
+    rounding to float32, then the tie check of :func:`fma32`. A tie has its low 28 bits zero, so
+    the exact check runs only when some element has (one pass and a minimum, not two passes)."""
     np.copyto(out, w.t, casting="unsafe")
-    np.bitwise_and(w.t.view(np.uint32)[_LO::2], _LOW29_32, out=w.lo)
-    np.equal(w.lo, _MID32, out=w.tie)
-    if w.tie.any():
-        _fix_ties(out, w.tie, a, b, c)
+    low = w.bits
+    np.bitwise_and(w.t.view(np.uint64), _LOW28, out=low)
+    if low.min() == 0:
+        np.bitwise_and(w.t.view(np.uint64), _LOW29, out=low)
+        tie = low == _MID
+        if tie.any():
+            _fix_ties(out, tie, a, b, c)
+
+
+def _grid(p: float, lo: float, hi: float) -> tuple[float, float]:
+    """For a fused step ``y * z + p`` whose exact values all lie in ``[lo, hi]``, inside the
+    binade of ``p`` (float32, so ``p`` is a multiple of that binade's float32 spacing ``u``):
+    ``(p + C, C)`` with ``C = 1.5 * 2^52 u``. Float64 numbers near ``C`` are spaced ``u`` apart,
+    so ``(y * z + (p + C)) - C`` (``y * z`` exact) rounds the exact sum once, to nearest even,
+    on the float32 grid: the fused float32 result, no tie possible, and already widened."""
+    e = math.frexp(p)[1]
+    assert all(math.frexp(v)[1] == e and v * p > 0 for v in (lo, hi)), (p, lo, hi)
+    big = 1.5 * 2.0 ** (e - 24 + 52)
+    assert (p + big) - big == p
+    return p + big, big
 
 
 _LOG_P = [
@@ -176,6 +191,13 @@ _SIN64 = tuple(float(f32(v)) for v in (-1.9515295891e-4, 8.3321608736e-3, -1.666
 _COS64 = tuple(
     float(f32(v)) for v in (2.443315711809948e-005, -1.388731625493765e-003, 4.166664568298827e-002)
 )
+# The first two steps of each polynomial stay in one binade for every z = x * x in [0, 0.625]
+# (|x| <= pi/4 after the reduction, 0.617): exact bounds of y * z + p, then the grid constants.
+_ZMAX = 0.625
+_C1 = _grid(_COS64[1], _COS64[1], _COS64[1] + _COS64[0] * _ZMAX)
+_C2 = _grid(_COS64[2], _COS64[2] + _COS64[1] * _ZMAX, _COS64[2])  # y1 < 0, above c1
+_S1 = _grid(_SIN64[1], _SIN64[1] + _SIN64[0] * _ZMAX, _SIN64[1])
+_S2 = _grid(_SIN64[2], _SIN64[2], _SIN64[2] + _SIN64[1] * _ZMAX)  # 0 < y1 <= s1
 _FOPI = f32(1.27323954473516)
 _TWO_PI = f32(2 * np.pi)
 _SIGN = i32(-(2**31))
@@ -204,30 +226,31 @@ def _sincos(u2: np.ndarray, w: _Work, s_out: np.ndarray, c_out: np.ndarray) -> N
     np.copyto(x64, x)
     np.multiply(x, x, out=z)
     np.copyto(z64, z)
-    # cosine polynomial: ((c0 z + c1) z + c2) z z - z / 2 + 1, the multiply-adds fused
+    # cosine polynomial: ((c0 z + c1) z + c2) z z - z / 2 + 1, the multiply-adds fused; the
+    # first two on the float32 grid of their binade (:func:`_grid`), in float64 throughout
     np.multiply(z64, _COS64[0], out=t)
-    t += _COS64[1]
-    _round(w, a, z64, _COS64[0], _COS64[1])
-    np.copyto(t, a)
+    t += _C1[0]
+    t -= _C1[1]
     t *= z64
-    t += _COS64[2]
-    _round(w, b, a, z64, _COS64[2])
-    b *= z
+    t += _C2[0]
+    t -= _C2[1]
+    t *= z64  # exact: a float32 product
+    np.copyto(b, t, casting="unsafe")
     np.copyto(t, b)
     t *= z64
     np.multiply(z64, -0.5, out=h64)  # the kernel's y * z - z * 0.5 (z * 0.5 is exact)
-    t += h64
+    t += h64  # any binade: rounded with the tie check
     _round(w, a, b, z64, h64)
     a += _ONE  # a: the cosine polynomial
-    # sine polynomial: ((s0 z + s1) z + s2) z x + x, fused likewise
+    # sine polynomial: ((s0 z + s1) z + s2) z x + x, likewise
     np.multiply(z64, _SIN64[0], out=t)
-    t += _SIN64[1]
-    _round(w, b, z64, _SIN64[0], _SIN64[1])
-    np.copyto(t, b)
+    t += _S1[0]
+    t -= _S1[1]
     t *= z64
-    t += _SIN64[2]
-    _round(w, c, b, z64, _SIN64[2])
-    c *= z
+    t += _S2[0]
+    t -= _S2[1]
+    t *= z64
+    np.copyto(c, t, casting="unsafe")
     np.copyto(t, c)
     t *= x64
     t += x64
