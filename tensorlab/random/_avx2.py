@@ -14,6 +14,7 @@ widened again is one copy each way (``np.copyto``, which rounds as ``astype`` do
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
@@ -71,12 +72,13 @@ class _Work:
         self.j = e(m, i32)
         self.t, self.x64, self.z64, self.h64 = (e(m, f64) for _ in range(4))
         self.bits = e(m, np.uint64)
+        self.halves = e(2 * m, f32)  # a chunk's rows: their first halves, then their second
 
     def head(self, n: int) -> _Work:
         """The same temporaries cut to ``n`` (the last, shorter chunk)."""
         w = object.__new__(_Work)
         for k, v in self.__dict__.items():
-            setattr(w, k, v[:n])
+            setattr(w, k, v[: 2 * n] if k == "halves" else v[:n])
         return w
 
 
@@ -283,30 +285,43 @@ def sincos256(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 _CHUNK = 16384  # pairs per pass: the temporaries stay in the cache
 _V32 = np.dtype((np.void, 32))  # eight float32: half a row of 16
+_local = threading.local()
+
+
+def _work(m: int) -> _Work:
+    """Temporaries for chunks of up to ``m`` pairs: this thread's, kept between calls for the
+    full chunk size (fresh large arrays cost a page fault per 4 KiB on every call)."""
+    if m < _CHUNK:
+        return _Work(m)
+    w = getattr(_local, "work", None)
+    if w is None:
+        w = _local.work = _Work(_CHUNK)
+    return w
 
 
 def normal_fill_16(d: np.ndarray, mean, std) -> np.ndarray:
     """``normal_fill_16_AVX2`` on rows of 16 float32 uniforms, in place: Box-Muller of pairs
     ``j`` and ``j + 8`` (``radius * cos`` to ``j``, ``radius * sin`` to ``j + 8``). Returns ``d``.
 
-    The halves are first gathered into two contiguous runs (one copy of 32-byte items), the
-    results written over them, and scattered back the same way."""
+    Chunk by chunk, the rows' halves are gathered into two contiguous runs (a copy of 32-byte
+    items), the results written over them and scattered back the same way."""
     rows = d.shape[0]
-    halves = np.empty((2, rows, 8), f32)
-    np.copyto(halves.view(_V32).reshape(2, rows), d.view(_V32).T)
-    u1, u2 = halves[0].reshape(-1), halves[1].reshape(-1)
     mean, std = f32(mean), f32(std)
     plain = mean == 0 and std == 1  # fma(n, 1, 0) is n
-    n = len(u1)
-    work = _Work(min(n, _CHUNK))
-    for a in range(0, n, _CHUNK):
-        b = min(a + _CHUNK, n)
-        w = work if b - a == work.x.size else work.head(b - a)
+    work = _work(min(8 * rows, _CHUNK))
+    step = _CHUNK // 8
+    for a in range(0, rows, step):
+        b = min(a + step, rows)
+        m = 8 * (b - a)
+        w = work if m == work.x.size else work.head(m)
+        halves = w.halves[: 2 * m].reshape(2, b - a, 8)
+        np.copyto(halves.view(_V32).reshape(2, b - a), d[a:b].view(_V32).T)
+        u1, u2 = halves[0].reshape(-1), halves[1].reshape(-1)
         r = w.r
-        np.multiply(_log(u1[a:b], w), _MINUS_TWO, out=r)
+        np.multiply(_log(u1, w), _MINUS_TWO, out=r)
         np.sqrt(r, out=r)
-        s, c = u2[a:b], u1[a:b]  # the uniforms are spent: the results go over them
-        _sincos(u2[a:b], w, s, c)
+        s, c = u2, u1  # the uniforms are spent: the results go over them
+        _sincos(u2, w, s, c)
         c *= r
         s *= r
         if not plain:
@@ -316,5 +331,5 @@ def normal_fill_16(d: np.ndarray, mean, std) -> np.ndarray:
                 w.t += float(mean)
                 np.copyto(w.a, v)
                 _round(w, v, w.a, std, mean)
-    np.copyto(d.view(_V32).T, halves.view(_V32).reshape(2, rows))
+        np.copyto(d[a:b].view(_V32).T, halves.view(_V32).reshape(2, b - a))
     return d
