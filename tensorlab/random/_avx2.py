@@ -125,7 +125,7 @@ _LOG_P = [
 ]
 _LOG_P64 = [float(p) for p in _LOG_P]
 _LOG_Q1, _LOG_Q2 = f32(-2.12194440e-4), f32(0.693359375)
-_ONE, _HALF, _MINUS_TWO = f32(1), f32(0.5), f32(-2)
+_ZERO, _ONE, _HALF, _MINUS_TWO = f32(0), f32(1), f32(0.5), f32(-2)
 # sqrt(1/2) as float32 is 0x3F3504F3: adding 0x3F800000 - 0x3F3504F3 to the bits carries into
 # the exponent exactly when the mantissa is at least sqrt(1/2)'s (as in musl's logf)
 _SPLIT = i32(0x3F800000 - 0x3F3504F3)
@@ -307,7 +307,8 @@ def normal_fill_16(d: np.ndarray, mean, std) -> np.ndarray:
     items), the results written over them and scattered back the same way."""
     rows = d.shape[0]
     mean, std = f32(mean), f32(std)
-    plain = mean == 0 and std == 1  # fma(n, 1, 0) is n
+    # fma(n, 1, +0) is n, but for n = -0 (a zero radius, u1 = 0, is -0: sqrt(-2 * +0))
+    plain = mean == 0 and not np.signbit(mean) and std == 1
     work = _work(min(8 * rows, _CHUNK))
     step = _CHUNK // 8
     for a in range(0, rows, step):
@@ -324,7 +325,10 @@ def normal_fill_16(d: np.ndarray, mean, std) -> np.ndarray:
         _sincos(u2, w, s, c)
         c *= r
         s *= r
-        if not plain:
+        if plain and r.min() == 0:
+            c += _ZERO  # -0 + +0 is +0
+            s += _ZERO
+        elif not plain:
             for v in (c, s):
                 np.copyto(w.t, v)
                 w.t *= float(std)
