@@ -128,7 +128,7 @@ _LOG_Q1, _LOG_Q2 = f32(-2.12194440e-4), f32(0.693359375)
 _ZERO, _ONE, _HALF, _MINUS_TWO = f32(0), f32(1), f32(0.5), f32(-2)
 # sqrt(1/2) as float32 is 0x3F3504F3: adding 0x3F800000 - 0x3F3504F3 to the bits carries into
 # the exponent exactly when the mantissa is at least sqrt(1/2)'s (as in musl's logf)
-_SPLIT = i32(0x3F800000 - 0x3F3504F3)
+_SPLIT = i32(0x3F800000 - 0x3F3504F3 - (127 << 23))
 _SQRTHF_BITS = i32(0x3F3504F3)
 _MANT = i32(0x7FFFFF)
 
@@ -144,9 +144,8 @@ def _log(u1: np.ndarray, w: _Work) -> np.ndarray:
     x, e, y, z, c, t, x64 = w.x, w.e, w.y, w.z, w.c, w.t, w.x64
     ix = x.view(i32)
     np.subtract(_ONE, u1, out=x)
-    ix += _SPLIT
+    ix += _SPLIT  # less 127 in the exponent field: the shift below gives e (arithmetic)
     np.right_shift(ix, 23, out=w.j)
-    w.j -= 127
     np.copyto(e, w.j, casting="unsafe")
     ix &= _MANT
     ix += _SQRTHF_BITS
@@ -169,7 +168,8 @@ def _log(u1: np.ndarray, w: _Work) -> np.ndarray:
     np.copyto(t, y)  # y * z + e * q1, fused: not provably exact in float64, so checked for ties
     np.copyto(w.z64, z)
     t *= w.z64
-    t += c
+    np.copyto(w.h64, c)  # widened first: a mixed float32 + float64 add is slower
+    t += w.h64
     _round(w, w.a, y, z, c)
     y = w.a
     np.multiply(z, _HALF, out=c)
@@ -261,16 +261,16 @@ def _sincos(u2: np.ndarray, w: _Work, s_out: np.ndarray, c_out: np.ndarray) -> N
     # j in {0, 2, 4, 6, 8}; bit 1 swaps the polynomials, bit 2 flips the sine's sign, and the
     # cosine's sign flips for j in {2, 4}: the sine's flip xor the swap
     sb, cb, ab, bb, m = s_out.view(i32), c_out.view(i32), a.view(i32), b.view(i32), z.view(i32)
-    np.left_shift(j, 30, out=m)  # the swap bit at the sign
-    np.right_shift(m, 31, out=x.view(i32))  # all ones where the polynomials swap
-    m &= _SIGN
-    np.bitwise_xor(ab, bb, out=y.view(i32))
-    y.view(i32)[...] &= x.view(i32)  # the bits that differ, where they swap
-    np.left_shift(j, 29, out=j)
+    mask, diff = x.view(i32), y.view(i32)
+    np.left_shift(j, 29, out=j)  # bit 2 of j at the sign, bit 1 next to it (j is even)
+    np.left_shift(j, 1, out=m)  # the swap bit at the sign, nothing else
+    np.right_shift(m, 31, out=mask)  # all ones where the polynomials swap
     j &= _SIGN  # the sine's sign flip
-    y.view(i32)[...] ^= j
-    np.bitwise_xor(bb, y.view(i32), out=sb)
-    np.bitwise_xor(ab, y.view(i32), out=cb)
+    np.bitwise_xor(ab, bb, out=diff)
+    diff &= mask  # the bits that differ, where they swap
+    diff ^= j
+    np.bitwise_xor(bb, diff, out=sb)
+    np.bitwise_xor(ab, diff, out=cb)
     cb ^= m
 
 
