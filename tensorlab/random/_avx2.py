@@ -125,6 +125,44 @@ _LOG_P = [
 ]
 _LOG_P64 = [float(p) for p in _LOG_P]
 _LOG_Q1, _LOG_Q2 = f32(-2.12194440e-4), f32(0.693359375)
+
+
+def _straddle(p: float, lo: float, hi: float) -> tuple[float, float]:
+    """For a fused step ``y * x + p`` whose exact values all lie in ``[lo, hi]`` (one sign),
+    inside ``2^(e-1) <= |v| < 2^(e+1)``: ``(p + C, C)`` with ``C = ±(2^(e+29) - 2^e)``. Then
+    ``C + v`` lies above 2^(e+29) in magnitude exactly when ``|v| >= 2^e``, where float64
+    numbers are 2^(e-23) apart, the float32 spacing of ``v``'s binade; below, they are
+    2^(e-24) apart, the spacing of the binade under it. So ``(y * x + (p + C)) - C`` (``y * x``
+    exact) rounds the exact sum once, to nearest even, on ``v``'s own float32 grid: the fused
+    float32 result, widened; no double rounding, no tie check, no casts."""
+    sign = math.copysign(1.0, p)
+    assert lo * sign > 0 and hi * sign > 0, (p, lo, hi)
+    a, b = sorted((abs(lo), abs(hi)))
+    e = math.frexp(b)[1] - 1  # 2^e <= b < 2^(e+1)
+    assert 2.0 ** (e - 1) <= a, (p, lo, hi)
+    c = sign * (2.0 ** (e + 29) - 2.0**e)
+    assert (p / 2.0 ** (e - 24)).is_integer() and (p + c) - c == p  # p on the finer grid
+    return p + c, c
+
+
+# the exact values of each Horner step over every x (all multiples of 2^-24 in
+# (-0.2929, 0.4143)), widened by 10^-4: each lies within two neighbouring binades
+_LOG_GRID = [
+    _straddle(p, lo, hi)
+    for p, (lo, hi) in zip(
+        _LOG_P64[1:],
+        [
+            (-0.13585, -0.08589),
+            (0.08104, 0.15663),
+            (-0.17015, -0.09048),
+            (0.10487, 0.19240),
+            (-0.22313, -0.12310),
+            (0.14887, 0.26542),
+            (-0.32781, -0.18819),
+            (0.25524, 0.42942),
+        ],
+    )
+]
 _ZERO, _ONE, _HALF, _MINUS_TWO = f32(0), f32(1), f32(0.5), f32(-2)
 # sqrt(1/2) as float32 is 0x3F3504F3: adding 0x3F800000 - 0x3F3504F3 to the bits carries into
 # the exponent exactly when the mantissa is at least sqrt(1/2)'s (as in musl's logf)
@@ -150,18 +188,17 @@ def _log(u1: np.ndarray, w: _Work) -> np.ndarray:
     ix &= _MANT
     ix += _SQRTHF_BITS
     x -= _ONE  # exact: x in (-0.293, 0.415), a multiple of 2^-24
-    # The eight Horner steps ``y * x + p`` are fused in torch; here each is computed exactly in
-    # float64 and rounded once: ``x`` is a multiple of 2^-24 below 0.42 in magnitude and every
-    # ``y`` lies in [2^-5, 1), so ``y * x + p`` spans at most 52 bits (no double rounding).
+    # The eight Horner steps ``y * x + p`` are fused in torch: each exact in float64 (``x`` is a
+    # multiple of 2^-24 below 0.42 in magnitude, every ``y`` has 24 bits), rounded once on the
+    # float32 grid of its value's binade by adding and subtracting a constant (:func:`_straddle`)
     np.copyto(x64, x)
     np.multiply(x64, _LOG_P64[0], out=t)
-    t += _LOG_P64[1]
-    np.copyto(y, t, casting="unsafe")
-    for p in _LOG_P64[2:]:
-        np.copyto(t, y)
-        t *= x64
-        t += p
-        np.copyto(y, t, casting="unsafe")
+    for i, (plus, minus) in enumerate(_LOG_GRID):
+        if i:
+            np.multiply(t, x64, out=t)
+        np.add(t, plus, out=t)
+        np.subtract(t, minus, out=t)
+    np.copyto(y, t, casting="unsafe")  # exact: a float32 value
     np.multiply(x, x, out=z)
     y *= x
     np.multiply(e, _LOG_Q1, out=c)
