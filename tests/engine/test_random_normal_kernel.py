@@ -196,3 +196,35 @@ def test_polynomial_steps_on_the_float32_grid_are_the_fused_ones():
         assert np.array_equal(
             y1.astype(np.float32), _fused_reference(z, np.full_like(z, p0), np.full_like(z, p1))
         )
+
+
+def test_log_horner_steps_on_their_grids_over_every_x():
+    """The log's eight fused Horner steps, rounded on a grid that straddles two binades
+    (``_straddle``), equal ``float32(y * x + p)`` with the sum exact in float64, for every
+    ``x`` the kernel can see: ``m - 1`` and ``2m - 1`` over every mantissa ``m``."""
+    m = (np.arange(1 << 23, 1 << 24, dtype=np.int64) * 2.0**-24).astype(np.float32)  # [0.5, 1)
+    split = np.float32(np.sqrt(0.5))
+    x = np.where(m < split, 2 * m - 1, m - 1).astype(np.float64)  # exact
+    p = A._LOG_P64
+    ref = (x * p[0] + p[1]).astype(np.float32).astype(np.float64)
+    got = (x * p[0] + A._LOG_GRID[0][0]) - A._LOG_GRID[0][1]
+    assert np.array_equal(ref, got)
+    for q, (plus, minus) in zip(p[2:], A._LOG_GRID[1:]):
+        ref = (ref * x + q).astype(np.float32).astype(np.float64)
+        got = (got * x + plus) - minus
+        assert np.array_equal(ref, got)
+
+
+def test_reduced_angles_stay_within_the_polynomial_grids_bound():
+    """Over every 24-bit angle, the reduced ``x`` of ``sincos256_ps`` has ``x * x`` below the
+    bound the polynomial grids (``_grid``) were checked for."""
+    zmax = 0.0
+    for k0 in range(0, _ONE24, 1 << 21):
+        u = (np.arange(k0, k0 + (1 << 21)) * 2.0**-24).astype(np.float32)
+        x = u * A._TWO_PI
+        j = (((x * A._FOPI).astype(np.int32) + 1) & -2).astype(np.float32)
+        x = x + j * A._DP[0]
+        x = x + j * A._DP[1]
+        x = (j.astype(np.float64) * A._DP2_64 + x).astype(np.float32)
+        zmax = max(zmax, float((x * x).max()))
+    assert zmax <= A._ZMAX
