@@ -77,27 +77,31 @@ class _Work:
         self.t, self.x64, self.z64, self.h64 = (e(m, f64) for _ in range(4))
         self.bits = e(m, np.uint64)
         self.halves = e(2 * m, f32)  # a chunk's rows: their first halves, then their second
+        self.res = e(2 * m, f32)  # the same, for results with a mean and std
 
     def head(self, n: int) -> _Work:
         """The same temporaries cut to ``n`` (the last, shorter chunk)."""
         w = object.__new__(_Work)
         for k, v in self.__dict__.items():
-            setattr(w, k, v[: 2 * n] if k == "halves" else v[:n])
+            setattr(w, k, v[: 2 * n] if k in ("halves", "res") else v[:n])
         return w
 
 
-def _round(w: _Work, out: np.ndarray, a, b, c) -> None:
+def _round(w: _Work, out: np.ndarray, a, b, c, filtered: bool = True) -> None:
     """``out`` = the fused ``a * b + c`` from its float64 sum in ``w.t`` (``a * b`` exact): one
     rounding to float32, then the tie check of :func:`fma32`. A tie has its low 28 bits zero, so
-    the exact check runs only when some element has (one pass and a minimum, not two passes)."""
+    when ``filtered`` the exact check runs only when some element has (one pass and a minimum,
+    not two passes; sums of short operands, often all such, are checked directly instead)."""
     np.copyto(out, w.t, casting="unsafe")
     low = w.bits
-    np.bitwise_and(w.t.view(np.uint64), _LOW28, out=low)
-    if low.min() == 0:
-        np.bitwise_and(w.t.view(np.uint64), _LOW29, out=low)
-        tie = low == _MID
-        if tie.any():
-            _fix_ties(out, tie, a, b, c)
+    if filtered:
+        np.bitwise_and(w.t.view(np.uint64), _LOW28, out=low)
+        if low.min() != 0:
+            return
+    np.bitwise_and(w.t.view(np.uint64), _LOW29, out=low)
+    tie = low == _MID
+    if tie.any():
+        _fix_ties(out, tie, a, b, c)
 
 
 def _grid(p: float, lo: float, hi: float) -> tuple[float, float]:
@@ -365,17 +369,22 @@ def normal_fill_16(d: np.ndarray, mean, std) -> np.ndarray:
         np.sqrt(r, out=r)
         s, c = u2, u1  # the uniforms are spent: the results go over them
         _sincos(u2, w, s, c)
-        c *= r
-        s *= r
+        np.multiply(c, r, out=c)
+        np.multiply(s, r, out=s)
         if plain and r.min() == 0:
             c += _ZERO  # -0 + +0 is +0
             s += _ZERO
-        elif not plain:
+        elif mean == 0 and not plain:  # fma(n, std, ±0): n * std rounded once, then ± 0
             for v in (c, s):
+                np.multiply(v, std, out=v)
+                np.add(v, mean, out=v)
+        elif not plain:  # the fused n * std + mean into the second buffer
+            res = w.res[: 2 * m].reshape(2, b - a, 8)
+            for v, o in ((c, res[0].reshape(-1)), (s, res[1].reshape(-1))):
                 np.copyto(w.t, v)
-                w.t *= float(std)
-                w.t += float(mean)
-                np.copyto(w.a, v)
-                _round(w, v, w.a, std, mean)
+                np.multiply(w.t, float(std), out=w.t)
+                np.add(w.t, float(mean), out=w.t)
+                _round(w, o, v, std, mean, filtered=False)
+            halves = res
         np.copyto(d[a:b].view(_V32).T, halves.view(_V32).reshape(2, b - a))
     return d

@@ -106,6 +106,9 @@ DRAWS = {
     "normal_(0.5, 3)": lambda n: lambda L: L.empty(n).normal_(0.5, 3.0),
     "normal_(-2, 0.01)": lambda n: lambda L: L.empty(n).normal_(-2.0, 0.01),
     "normal_(1e4, 7.5)": lambda n: lambda L: L.empty(n).normal_(1.0e4, 7.5),
+    "normal_(0, 0.02)": lambda n: lambda L: L.empty(n).normal_(0.0, 0.02),
+    "normal_(-0.0, 1)": lambda n: lambda L: L.empty(n).normal_(-0.0, 1.0),
+    "normal_(0, 1e-30)": lambda n: lambda L: L.empty(n).normal_(0.0, 1e-30),
 }
 
 
