@@ -130,13 +130,13 @@ class Generator:
         """``n`` float32 uniforms on [0, 1): 24 bits of one word each. Drawn and converted
         in chunks, so that the 64-bit words and their temporaries stay small (in the cache)."""
         r = np.empty(n, dtype=np.float32)
-        k = np.empty(min(n, _U24_CHUNK), dtype=np.int32)
+        k = np.empty(min(n, _U24_CHUNK), dtype=np.uint32)
         for a in range(0, n, _U24_CHUNK):
             b = min(a + _U24_CHUNK, n)
             x = k[: b - a]
             np.copyto(x, self._words(b - a), casting="unsafe")  # the low 32 bits
             x &= 0xFFFFFF
-            np.copyto(r[a:b], x, casting="unsafe")  # exact: 24 bits
+            np.copyto(r[a:b], x.view(np.int32), casting="unsafe")  # exact: 24 bits (int32: faster)
         r *= np.float32(2**-24)
         return r
 
