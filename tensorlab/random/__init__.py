@@ -21,6 +21,7 @@ from .._device import CPU, check_factory_device
 from .._tensor import Tensor
 
 _N = 624  # mt19937's state words
+_U24_CHUNK = 1 << 15  # words drawn at a time for float uniforms
 _STATE_SIZE = 5056  # sizeof(CPUGeneratorImplState)
 _HEAD = struct.Struct("<QiiQ")  # the_initial_seed, left, seeded, next
 _TAIL = struct.Struct("<dddi4xf?3x")  # normal_x, normal_y, normal_rho, normal_is_valid, float cache
@@ -126,10 +127,16 @@ class Generator:
         return (w[0::2] << np.uint64(32)) | w[1::2]
 
     def _u24(self, n: int) -> np.ndarray:
-        """``n`` float32 uniforms on [0, 1): 24 bits of one word each."""
-        x = self._words(n).astype(np.uint32)
-        x &= np.uint32(0xFFFFFF)
-        r = x.astype(np.float32)
+        """``n`` float32 uniforms on [0, 1): 24 bits of one word each. Drawn and converted
+        in chunks, so that the 64-bit words and their temporaries stay small (in the cache)."""
+        r = np.empty(n, dtype=np.float32)
+        k = np.empty(min(n, _U24_CHUNK), dtype=np.uint32)
+        for a in range(0, n, _U24_CHUNK):
+            b = min(a + _U24_CHUNK, n)
+            x = k[: b - a]
+            np.copyto(x, self._words(b - a), casting="unsafe")  # the low 32 bits
+            x &= 0xFFFFFF
+            np.copyto(r[a:b], x.view(np.int32), casting="unsafe")  # exact: 24 bits (int32: faster)
         r *= np.float32(2**-24)
         return r
 

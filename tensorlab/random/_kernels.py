@@ -171,7 +171,10 @@ def normal(g, n: int, dt, mean: float, std: float, contiguous: bool) -> np.ndarr
         return out
     d = draw(n)
     full = n // 16 * 16
-    d[:full] = fill(d[:full].reshape(-1, 16), mean, std).ravel()
+    if fill is _avx2.normal_fill_16:  # in place
+        fill(d[:full].reshape(-1, 16), mean, std)
+    else:
+        d[:full] = fill(d[:full].reshape(-1, 16), mean, std).ravel()
     if n % 16:
         d[n - 16 :] = fill(draw(16).reshape(1, 16), mean, std).ravel()
     return d
