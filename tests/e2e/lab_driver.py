@@ -233,18 +233,33 @@ class ExplorerView:
         )
 
     def wait_changed(
-        self, before: WidgetState, *, status: bool = True, timeout: float = 20.0
+        self,
+        before: WidgetState,
+        *,
+        status: bool = True,
+        timeout: float = 20.0,
+        either: bool = False,
     ) -> WidgetState:
-        """Wait until the picture (and, if ``status``, the status) differ from ``before``."""
+        """Wait until the picture (and, if ``status``, the status) differ from ``before``;
+        with ``either``, until the picture or the alt text does. Then wait until what is on
+        screen holds still for 0.3 s (a trailing message lands first) and return it."""
         deadline = time.monotonic() + timeout
         now = self.state()
         while time.monotonic() < deadline:
+            if either and (now.digest != before.digest or now.alt != before.alt):
+                break
             if now.digest != before.digest and (now.status != before.status or not status):
                 break
             time.sleep(0.1)
             now = self.state()
-        time.sleep(0.3)  # let a trailing message land, then read the final state
-        return self.state()
+        settle = time.monotonic() + 5.0
+        while True:
+            time.sleep(0.3)
+            later = self.state()
+            same = (later.digest, later.alt, later.status) == (now.digest, now.alt, now.status)
+            if same or time.monotonic() > settle:
+                return later
+            now = later
 
     # -- what a learner does
     def _labelled(self, kind: str, label: str):
