@@ -848,7 +848,10 @@ def from_array(
         if builtins.all(
             size == 1 or st * item == nst for size, st, nst in zip(shape, stride, values.strides)
         ) and L.storage_span(shape, stride, 0) == (0, values.size):
-            flat = np.lib.stride_tricks.as_strided(values, (values.size,), (item,))
+            if values.flags.c_contiguous:  # a view in ~0.3 us (as_strided takes ~6 us)
+                flat = values.reshape(-1)
+            else:
+                flat = np.lib.stride_tricks.as_strided(values, (values.size,), (item,))
             return Tensor(UntypedStorage(flat, owner=values), shape, stride, 0, dtype)
     n = L.numel(shape)
     size = 0 if n == 0 else 1 + builtins.sum((s - 1) * st for s, st in zip(shape, stride))
