@@ -19,7 +19,6 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
-from .._storage import UntypedStorage
 from .._tensor import Tensor
 from ..random import (  # noqa: F401  (re-exported: tensorlab's seeding API lives in random/)
     Generator,
@@ -400,7 +399,7 @@ def _random(name, args, size, draw, generator, dtype, out, requires_grad, defaul
     n = math.prod(shape)
     values = draw(n, d, _gen(generator), None).astype(d.np, copy=False)  # fresh, contiguous
     if values.flags.c_contiguous and values.ndim == 1:  # its own storage: no 4 MB copy for 10^6
-        t = Tensor(UntypedStorage(values), shape, L.contiguous_strides(shape), 0, d)
+        t = Tensor._adopt(values.reshape(shape), d)
     else:
         t = Tensor._from_array(values.reshape(shape), d)
     return _finish(_into_out(name, t, out), requires_grad)
