@@ -129,31 +129,15 @@ def pytest_terminal_summary(terminalreporter):
         )
 
 
-# ---------------------------------------------------------------------------- order, lessons needing torch
-# The longest scopes first: ``--dist loadscope`` hands scopes to the workers in collection order,
-# so the browser classes and the graded classes (a minute or two each) start at once instead of
-# leaving one worker alone with them at the end.
-_FIRST = ("tests/e2e/", "tests/grading/")
-
-
-def _start_rank(item) -> int:
-    path = Path(str(item.path)).as_posix()
-    for rank, folder in enumerate(_FIRST):
-        if f"/{folder}" in path:
-            return rank
-    return len(_FIRST)
-
-
+# ---------------------------------------------------------------------------- lessons needing torch
 def pytest_collection_modifyitems(config, items):
-    """The slowest scopes first (above). A lesson whose metadata says ``"tensorlab":
-    {"requires": ["torch"]}`` (lesson 19, real PyTorch beside tensorlab) skips locally without
-    the oracle extra; under CI torch is there."""
+    """A lesson whose metadata says ``"tensorlab": {"requires": ["torch"]}`` (lesson 19, real
+    PyTorch beside tensorlab) skips locally without the oracle extra; under CI torch is there."""
     import importlib.util
     import json
 
     from helpers import IN_CI
 
-    items.sort(key=_start_rank)  # stable: each folder keeps its own order
     if IN_CI or importlib.util.find_spec("torch") is not None:
         return
     needs: dict[str, bool] = {}
