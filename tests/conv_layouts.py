@@ -1,5 +1,6 @@
-"""Strided twins of a numpy array for the convolution-family tests: the same values in a chosen
-memory layout (channels-last, transposed, sliced, expanded), as tensorlab tensors."""
+"""Shared pieces of the convolution-family tests: strided twins of a numpy array (the same values
+in a chosen memory layout: channels-last, transposed, sliced, expanded) as tensorlab tensors, and
+torch's transposed convolution of a hypothesis case (:func:`transposed_reference`)."""
 
 from __future__ import annotations
 
@@ -29,3 +30,37 @@ def strided(arr: np.ndarray, how: str) -> tl.Tensor:
         arr[...] = first
         return tl.from_numpy(first).expand(*arr.shape)
     return tl.from_numpy(np.ascontiguousarray(arr))
+
+
+def transposed_reference(torch, case: dict):
+    """(x, w, output sizes, torch's ``conv_transposeNd``) for a hypothesis case dict with shapes
+    ``x``/``w``, ``stride``, ``padding``, ``dilation``, ``output_padding``, ``groups``, ``seed``
+    and optionally ``dtype`` (default float64); cases with an empty output are rejected."""
+    from hypothesis import assume
+
+    from tensorlab.nn._conv_transpose import transposed_out_sizes
+
+    rng = np.random.default_rng(case["seed"])
+    dtype = case.get("dtype", "float64")
+    x = rng.standard_normal(case["x"]).astype(dtype)
+    w = rng.standard_normal(case["w"]).astype(dtype)
+    out = transposed_out_sizes(
+        case["x"][2:],
+        case["w"][2:],
+        case["stride"],
+        case["padding"],
+        case["dilation"],
+        case["output_padding"],
+    )
+    assume(all(o > 0 for o in out))
+    fn = getattr(torch.nn.functional, f"conv_transpose{len(case['x']) - 2}d")
+    ref = fn(
+        torch.from_numpy(x),
+        torch.from_numpy(w),
+        stride=case["stride"],
+        padding=case["padding"],
+        output_padding=case["output_padding"],
+        groups=case["groups"],
+        dilation=case["dilation"],
+    ).numpy()
+    return x, w, out, ref

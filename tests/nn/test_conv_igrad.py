@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conv_layouts import transposed_reference
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -14,7 +15,6 @@ import tensorlab as tl
 import tensorlab.nn.functional as F
 from tensorlab.nn import _conv_igrad as I
 from tensorlab.nn import _conv_kernels as K
-from tensorlab.nn._conv_transpose import transposed_out_sizes
 
 TOL = {"float64": 1e-10, "float32": 2e-4}
 
@@ -53,39 +53,13 @@ def cases(draw, spatial=2, dilated=True):
     )
 
 
-def _reference(torch, case):
-    rng = np.random.default_rng(case["seed"])
-    x = rng.standard_normal(case["x"]).astype(case["dtype"])
-    w = rng.standard_normal(case["w"]).astype(case["dtype"])
-    out = transposed_out_sizes(
-        case["x"][2:],
-        case["w"][2:],
-        case["stride"],
-        case["padding"],
-        case["dilation"],
-        case["output_padding"],
-    )
-    assume(all(o > 0 for o in out))
-    fn = getattr(torch.nn.functional, f"conv_transpose{len(case['x']) - 2}d")
-    ref = fn(
-        torch.from_numpy(x),
-        torch.from_numpy(w),
-        stride=case["stride"],
-        padding=case["padding"],
-        output_padding=case["output_padding"],
-        groups=case["groups"],
-        dilation=case["dilation"],
-    ).numpy()
-    return x, w, out, ref
-
-
 @pytest.mark.parametrize("strategy", [None, "toeplitz", "phase"])
 @settings(max_examples=60, deadline=None)
 @given(case=cases())
 def test_input_grad_kernels_match_torch(torch, strategy, case):
     """2-d: the chosen kernel and each new one forced (Toeplitz needs one channel per group and
     no dilation, the phases no dilation unless the stride is 1; else they fall back)."""
-    x, w, out, ref = _reference(torch, case)
+    x, w, out, ref = transposed_reference(torch, case)
     args = (out, case["stride"], case["padding"], case["dilation"], case["groups"])
     ours = K.conv_input_grad_nd(x, w, *args, strategy=strategy)
     _close(ours, ref)
@@ -95,7 +69,7 @@ def test_input_grad_kernels_match_torch(torch, strategy, case):
 @given(case=cases(dilated=False))
 def test_phase_kernel_matches_torch(torch, case):
     """:func:`phase_gemm` itself on every stride (also above the phase limit), dilation 1."""
-    x, w, out, ref = _reference(torch, case)
+    x, w, out, ref = transposed_reference(torch, case)
     ours = I.phase_gemm(x, w, out, case["stride"], case["padding"], case["groups"])
     _close(ours, ref)
 
@@ -106,7 +80,7 @@ def test_depthwise_slabs_any_block_width(torch, case, cap):
     """:func:`depthwise_slabs` with every band block width (one channel per group)."""
     case = dict(case, x=(case["x"][0], case["groups"], *case["x"][2:]))
     case["w"] = (case["groups"], *case["w"][1:])
-    x, w, out, ref = _reference(torch, case)
+    x, w, out, ref = transposed_reference(torch, case)
     ours = I.depthwise_slabs(x, w, out, case["stride"], case["padding"], cap)
     _close(ours, ref)
 
@@ -119,7 +93,7 @@ def test_input_grad_1d_3d_match_torch(torch, spatial, data):
     case = data.draw(cases(spatial))
     if spatial == 3:
         case["x"] = case["x"][:2] + tuple(min(s, 8) for s in case["x"][2:])
-    x, w, out, ref = _reference(torch, case)
+    x, w, out, ref = transposed_reference(torch, case)
     args = (out, case["stride"], case["padding"], case["dilation"], case["groups"])
     _close(K.conv_input_grad_nd(x, w, *args), ref)
 

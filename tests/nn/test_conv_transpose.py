@@ -421,31 +421,11 @@ def scatter_cases(draw, spatial=2):
 
 
 def _kernel_vs_torch(torch, case, strategy):
-    from tensorlab.nn import _conv_kernels as K
-    from tensorlab.nn._conv_transpose import transposed_out_sizes
+    from conv_layouts import transposed_reference
 
-    rng = np.random.default_rng(case["seed"])
-    x, w = rng.standard_normal(case["x"]), rng.standard_normal(case["w"])
-    spatial = len(case["x"]) - 2
-    out = transposed_out_sizes(
-        case["x"][2:],
-        case["w"][2:],
-        case["stride"],
-        case["padding"],
-        case["dilation"],
-        case["output_padding"],
-    )
-    assume(all(o > 0 for o in out))
-    fn = getattr(torch.nn.functional, f"conv_transpose{spatial}d")
-    ref = fn(
-        torch.from_numpy(x),
-        torch.from_numpy(w),
-        stride=case["stride"],
-        padding=case["padding"],
-        output_padding=case["output_padding"],
-        groups=case["groups"],
-        dilation=case["dilation"],
-    ).numpy()
+    from tensorlab.nn import _conv_kernels as K
+
+    x, w, out, ref = transposed_reference(torch, case)
     args = (out, case["stride"], case["padding"], case["dilation"], case["groups"])
     ours = K.conv_input_grad_nd(x, w, *args, strategy=strategy)
     np.testing.assert_allclose(ours, ref, rtol=1e-10, atol=1e-10)
