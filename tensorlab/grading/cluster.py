@@ -8,7 +8,12 @@ no shared file system, only tensorlab (``pip install tensorlab[cluster]``) and b
 
 Faults are Dask's: a worker that dies mid-task has its tasks rescheduled on another worker, and
 each notebook's record is taken once (the task's key is unique); a notebook whose task still
-failed (a grader error) is retried once, as in a local run (``executors.RetryPolicy``). A worker whose sandbox cannot
+failed (a grader error) is retried once, as in a local run (``executors.RetryPolicy``). A run
+in which no task has finished for longer than a notebook may take (the notebook's time limit
+plus ``STALL_MARGIN``) is stalled, since every task is bounded by that limit: the unfinished
+tasks are submitted again under new keys (once, as a lost worker's are; preferably on workers
+that were not running them), and a notebook whose task stalls twice is recorded as a grader
+error (then retried like any other). A worker whose sandbox cannot
 start records that, per notebook, as a grader error. The client hands each record to
 ``progress.update`` as it arrives: in ``grade`` that writes the student's grade file and the
 gradebook atomically once the student is complete, exactly as a local run does, and Ctrl-C
@@ -25,11 +30,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import socket
+import time
 import uuid
 
 from .executors import Executor
 
 CONNECT_TIMEOUT = 10  # seconds to reach a scheduler
+STALL_MARGIN = 120.0  # seconds beyond a notebook's time limit: kernel start, sandbox, judging
 
 
 class ClusterUnavailable(RuntimeError):
@@ -121,10 +128,17 @@ class DaskExecutor(Executor):
     """Each notebook one task on the Dask cluster at ``address`` (the local pool's retry
     policy: a notebook whose task failed is submitted once more, under a new key)."""
 
+    task = staticmethod(task)  # what runs on a worker (tests substitute one that hangs)
+    stall_margin = STALL_MARGIN
+
     def __init__(self, address: str):
         self.address = address
         self.client = None
         self.shared = None
+
+    def stall_limit(self, settings) -> float:
+        """Seconds without any finished task after which the run is stalled."""
+        return settings.timeout + self.stall_margin
 
     @contextlib.contextmanager
     def session(self, manifest: dict, settings):
@@ -141,21 +155,48 @@ class DaskExecutor(Executor):
                 cluster.close()
 
     def attempt(self, items, manifest, settings, number, take) -> None:
-        from distributed import as_completed
-
         from .records import lost_record
         from .run import _clip
 
-        futures = {
-            self.client.submit(
-                task, job, self.shared, settings, key=f"tensorlab-grade-{self.run_id}-{number}-{i}"
-            ): (i, job)
-            for i, job in items
-        }
-        for fut in as_completed(list(futures)):
-            i, job = futures[fut]
-            try:
-                rec = fut.result()
-            except Exception as e:  # noqa: BLE001 - e.g. KilledWorker after repeated deaths
-                rec = lost_record(job, manifest, f"{type(e).__name__}: {_clip(e)}")
-            take(i, rec)
+        limit = self.stall_limit(settings)
+        futures: dict = {}  # future -> (index, job, submissions so far)
+
+        def submit(i, job, n, avoid=()):
+            key = f"tensorlab-grade-{self.run_id}-{number}-{i}-{n}"
+            where = {}
+            others = [w for w in self.client.scheduler_info()["workers"] if w not in avoid]
+            if avoid and others:  # preferably not behind a task that may still hold a thread
+                where = dict(workers=others, allow_other_workers=True)
+            fut = self.client.submit(self.task, job, self.shared, settings, key=key, **where)
+            futures[fut] = (i, job, n + 1)
+
+        for i, job in items:
+            submit(i, job, 0)
+        last = time.monotonic()
+        while futures:
+            done = [f for f in futures if f.done()]
+            if done:
+                last = time.monotonic()
+            elif time.monotonic() - last > limit:  # stalled: nothing can still be running
+                stalled = list(futures)
+                keys = {f.key for f in stalled}
+                busy = {w for w, ks in self.client.processing().items() if keys & set(ks)}
+                self.client.cancel(stalled)
+                for fut in stalled:
+                    i, job, n = futures.pop(fut)
+                    if n < 2:
+                        submit(i, job, n, avoid=busy)
+                    else:
+                        reason = f"no answer from the cluster in {limit:g} s, twice"
+                        take(i, lost_record(job, manifest, reason))
+                last = time.monotonic()
+                continue
+            else:
+                time.sleep(0.05)
+            for fut in done:
+                i, job, _ = futures.pop(fut)
+                try:
+                    rec = fut.result()
+                except Exception as e:  # noqa: BLE001 - e.g. KilledWorker after repeated deaths
+                    rec = lost_record(job, manifest, f"{type(e).__name__}: {_clip(e)}")
+                take(i, rec)

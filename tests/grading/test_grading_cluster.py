@@ -178,6 +178,60 @@ def test_a_worker_killed_mid_run_costs_no_notebook(tmp_path, local_cluster):
         assert sub["status"] == "graded" and sub["score"] == 6, sub
 
 
+def _hang_once(job, manifest, settings):
+    """A worker task that hangs (longer than the stall limit) the first time it sees a job."""
+    from tensorlab.grading.cluster import task
+
+    marker = Path(job.path + ".stalled")
+    if not marker.exists():
+        marker.write_text("")
+        time.sleep(60)
+    return task(job, manifest, settings)
+
+
+def _hang_always(job, manifest, settings):
+    time.sleep(2.5)
+    return {}
+
+
+@pytest.mark.parametrize("how", ["once", "always"])
+def test_a_task_the_cluster_never_answers_is_submitted_again(
+    tmp_path, local_cluster, monkeypatch, how
+):
+    """Every task is bounded by the notebook's time limit, so a run in which none finishes for
+    longer is stalled (seen once in CI: a task whose result never came back): its tasks are
+    submitted again, and a notebook that stalls twice is a grader error, not a hang."""
+    from tensorlab.grading.cluster import DaskExecutor
+
+    hang = {"once": _hang_once, "always": _hang_always}[how]
+    monkeypatch.setattr(DaskExecutor, "task", staticmethod(hang))
+    limit = 12.0 if how == "once" else 2.0
+    monkeypatch.setattr(DaskExecutor, "stall_limit", lambda self, settings: limit)
+    _write(tmp_path / "class" / "solved" / STRIDES)
+    t0 = time.monotonic()
+    summary = grade(
+        [str(tmp_path / "class")],
+        tmp_path / "out",
+        EXERCISES,
+        cluster=local_cluster[1].scheduler_address,
+        seed=3,
+        progress=False,
+        sandbox=SANDBOX,
+        cell_timeout=20,
+        timeout=120,
+    )
+    (rec,) = summary["records"]
+    if how == "once":
+        assert Path(rec["path"] + ".stalled").exists()  # it did hang, and was not waited for
+        assert rec["status"] == "graded" and rec["score"] == 6, rec
+        assert "attempts" not in rec  # the second task ran beside the first, not behind it:
+        assert time.monotonic() - t0 < 50
+    else:  # stalled twice in each of the policy's two attempts: four limits, then recorded
+        assert rec["status"] == "grader_error", rec
+        assert "no answer from the cluster in 2 s, twice" in rec["reason"], rec
+        assert rec["attempts"] == 2 and time.monotonic() - t0 >= 4 * limit
+
+
 def _cli(*args):
     return run_cli(*args)
 
