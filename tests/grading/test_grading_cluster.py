@@ -186,6 +186,7 @@ def _hang_once(job, manifest, settings):
     if not marker.exists():
         marker.write_text("")
         time.sleep(60)
+        return {}  # never read: the run has moved on (and no kernel starts as the cluster closes)
     return task(job, manifest, settings)
 
 
