@@ -20,10 +20,11 @@ Convolution strategies (all vectorised; :func:`choose_strategy` picks one per ca
                    *unpadded* flattened image (rows of zeros added, wrapped columns zeroed), all
                    groups in one batched product written straight into the output; strides via
                    the phase images. When the output is wider than the input (padding beyond
-                   the kernel's reach), ``"scatter"`` if it has few channels, else the others.
+                   the kernel's reach), ``"scatter"`` when it moves less data, else the others.
 * ``"scatter"``    stride 1 (:func:`._conv_direct.conv_scatter`): every input pixel times every
-                   tap in one product, the taps' contributions added as shifted contiguous runs
-                   (the stride-1 input gradients: few output channels, wide padding).
+                   tap in one product (``kW`` shifted copies of the input as its matrix), each
+                   kernel row's contributions added as shifted contiguous runs (the stride-1
+                   input gradients and transposed convolutions: padding beyond the kernel).
 
 The ``flat-*`` kernels need stride 1; asked for a stride ``s > 1`` (without dilation) they first
 turn it into a stride-1 convolution (:func:`phase_split`): the ``s*s`` phase images
@@ -271,7 +272,7 @@ def _conv_into(x, w, stride, padding, dilation, groups, strategy, out, share: in
             # (each core has its own L2 cache: threads need not share the budgets)
             _direct.conv_flat_clip(x, w, stride, padding, dilation, groups, out)
             return
-        if _direct.use_scatter(cg, o // groups) and _direct.scatter_fits(w, stride):
+        if _direct.use_scatter(cg, o // groups, kh, kw) and _direct.scatter_fits(w, stride):
             _direct.conv_scatter(x, w, padding, dilation, groups, out)
             return
         strategy = _fallback_strategy(cg, o // groups, stride)

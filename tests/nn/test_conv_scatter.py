@@ -124,7 +124,7 @@ def test_dispatch_picks_scatter_for_wide_outputs_with_few_channels(monkeypatch):
     monkeypatch.setattr(D, "conv_scatter", lambda *a, **k: calls.append(1) or real(*a, **k))
     rng = np.random.default_rng(5)
     x = rng.standard_normal((2, 16, 8, 8)).astype(np.float32)
-    for o, expected in ((6, 1), (16, 0)):
+    for o, expected in ((6, 1), (16, 1), (64, 0)):
         w = rng.standard_normal((o, 16, 5, 5)).astype(np.float32)
         calls.clear()
         K.conv2d(x, w, None, (1, 1), (4, 4, 4, 4), (1, 1), 1)
