@@ -815,7 +815,8 @@ def _cast(t: Tensor, dtype: D.dtype) -> Tensor:
             out = np.trunc(arr).astype(dtype.np)
         else:
             out = arr.astype(dtype.np)
-    return Tensor._from_array_strided(out, dtype, L.preserve_strides(t._shape, t._stride))
+    # ``out`` is a fresh array: it becomes the storage when its layout is the one wanted
+    return from_array(out, dtype, stride=L.preserve_strides(t._shape, t._stride), fresh=True)
 
 
 def _rebuild(arr, dtype_name, requires_grad):

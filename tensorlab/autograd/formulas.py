@@ -284,13 +284,14 @@ def _relu_grad(g, r):
     mask: branch-free (``np.where`` on a random mask is ~20x slower) and exact (+0.0 where
     dropped, ``g``'s own bits where kept)."""
     g = np.asarray(g)
-    keep = ~(np.asarray(r) <= 0)
-    if g.shape != keep.shape or g.dtype.kind != "f":
-        return np.where(keep, g, 0)
+    drop = np.asarray(np.asarray(r) <= 0)
+    if g.shape != drop.shape or g.dtype.kind != "f":
+        return np.where(~drop, g, 0)
     u = np.dtype(f"u{g.dtype.itemsize}")
-    mask = keep.astype(u)
-    np.negative(mask, out=mask)  # 1 -> all ones
-    return np.bitwise_and(np.ascontiguousarray(g).view(u), mask).view(g.dtype)
+    mask = drop.view(np.uint8).astype(u)
+    mask -= 1  # kept: 0 - 1 wraps to all ones; dropped: 1 - 1 = 0
+    bits = (g if g.flags.c_contiguous else g.copy(order="C")).view(u)
+    return np.bitwise_and(bits, mask, out=mask).view(g.dtype)
 
 
 UNARY_ZERO = ("sign", "floor", "ceil", "trunc", "round")

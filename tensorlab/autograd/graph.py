@@ -331,7 +331,9 @@ def accumulate_into(t, grad: np.ndarray) -> None:
             stride = t._stride
         else:
             stride = L.contiguous_strides(shape)
-        t._grad = Tensor._from_array_strided(grad.astype(t._dtype.np), t._dtype, stride)
+        if grad.dtype != t._dtype.np:
+            grad = grad.astype(t._dtype.np)
+        t._grad = Tensor._from_array_strided(grad, t._dtype, stride)  # (a copy)
     else:
         dst = t._grad._np()
         dst[...] = dst + grad.astype(dst.dtype, copy=False)

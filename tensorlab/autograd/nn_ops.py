@@ -164,6 +164,9 @@ class NllLossBackward0(Node):
         if len(self.shape) == 1:
             out[self.target] = coef
             return (out,)
+        if len(self.shape) == 2:
+            out[np.arange(self.shape[0]), self.target] = coef
+            return (out,)
         moved = np.moveaxis(out, 1, -1)
         idx = self.target[..., None]
         np.put_along_axis(moved, idx, np.asarray(coef, dtype=dt)[..., None], axis=-1)

@@ -89,12 +89,45 @@ def unpack_int_list(fn: str, name: str, value) -> list[int]:
     return out
 
 
+def _fast_conv_args(args: tuple, spatial: int):
+    """:func:`parse_conv_args` for positional arguments of the plain types (tensors, ``None``
+    bias, Python ints, non-empty tuples/lists of Python ints, a padding string): the same
+    result, without the parser's checks; None for anything else (the full parser then runs)."""
+    x, w = args[0], args[1]
+    bias = args[2] if len(args) > 2 else None
+    if not (isinstance(x, Tensor) and isinstance(w, Tensor)):
+        return None
+    if bias is not None and not isinstance(bias, Tensor):
+        return None
+    out = [x, w, bias]
+    for i, default in ((3, 1), (4, 0), (5, 1)):
+        v = args[i] if len(args) > i else default
+        kind = type(v)
+        if kind is builtins.int:
+            out.append([v] * spatial)
+        elif (kind is tuple or kind is list) and v and all(type(e) is builtins.int for e in v):
+            out.append(list(v))
+        elif i == 4 and kind is str:
+            out.append(v)
+        else:
+            return None
+    groups = args[6] if len(args) > 6 else 1
+    if type(groups) is not builtins.int:
+        return None
+    out.append(groups)
+    return tuple(out)
+
+
 def parse_conv_args(fn: str, spatial: int, args: tuple, kwargs: dict):
     """Bind ``conv{1,2}d(*args, **kwargs)`` like PyTorch; returns the 7 parameters.
 
     ``stride``/``dilation`` (and an int ``padding``) become lists: an int is repeated
     ``spatial`` times, a sequence is kept as given (its length is checked later, as PyTorch does).
     """
+    if not kwargs and 2 <= len(args) <= len(CONV_PARAMS):
+        fast = _fast_conv_args(args, spatial)
+        if fast is not None:
+            return fast
     if len(args) > len(CONV_PARAMS) or any(k not in CONV_PARAMS for k in kwargs):
         raise invalid_combination(fn, args, kwargs)
     bound = dict(zip(CONV_PARAMS, args))

@@ -19,8 +19,12 @@ Convolution strategies (all vectorised; :func:`choose_strategy` picks one per ca
 * ``"flat-clip"``  the default (:mod:`._conv_direct`): im2col rows as contiguous slices of the
                    *unpadded* flattened image (rows of zeros added, wrapped columns zeroed), all
                    groups in one batched product written straight into the output; strides via
-                   the phase images. Falls back to the others when the output is wider than the
-                   input (padding beyond the kernel's reach).
+                   the phase images. When the output is wider than the input (padding beyond
+                   the kernel's reach), ``"scatter"`` when it moves less data, else the others.
+* ``"scatter"``    stride 1 (:func:`._conv_direct.conv_scatter`): every input pixel times every
+                   tap in one product (``kW`` shifted copies of the input as its matrix), each
+                   kernel row's contributions added as shifted contiguous runs (the stride-1
+                   input gradients and transposed convolutions: padding beyond the kernel).
 
 The ``flat-*`` kernels need stride 1; asked for a stride ``s > 1`` (without dilation) they first
 turn it into a stride-1 convolution (:func:`phase_split`): the ``s*s`` phase images
@@ -158,7 +162,9 @@ def zero_pad2d(x: np.ndarray, pt: int, pb: int, pl: int, pr: int) -> np.ndarray:
 
 # ---------------------------------------------------------------------------- convolution
 
-STRATEGIES = ("1x1", "toeplitz", "shift", "flat-cols", "flat-taps", "im2col", "flat-clip")
+STRATEGIES = (
+    "1x1", "toeplitz", "shift", "flat-cols", "flat-taps", "im2col", "flat-clip", "scatter"
+)  # fmt: skip
 
 
 def choose_strategy(
@@ -266,7 +272,15 @@ def _conv_into(x, w, stride, padding, dilation, groups, strategy, out, share: in
             # (each core has its own L2 cache: threads need not share the budgets)
             _direct.conv_flat_clip(x, w, stride, padding, dilation, groups, out)
             return
+        if _direct.use_scatter(cg, o // groups, kh, kw) and _direct.scatter_fits(w, stride):
+            _direct.conv_scatter(x, w, padding, dilation, groups, out)
+            return
         strategy = _fallback_strategy(cg, o // groups, stride)
+    if strategy == "scatter":
+        if _direct.scatter_fits(w, stride):
+            _direct.conv_scatter(x, w, padding, dilation, groups, out)
+            return
+        strategy = "im2col"
     if strategy == "1x1" and (kh, kw) == (1, 1):
         _conv_1x1(x, w, stride, padding, groups, out)
     else:

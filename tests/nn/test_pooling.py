@@ -112,6 +112,33 @@ def test_max_pool_ties_nan_and_padding_indices(torch):
     )
 
 
+@settings(max_examples=60)
+@given(
+    shape=pool_shapes,
+    k=st.tuples(st.integers(1, 4), st.integers(1, 4)),
+    s=st.one_of(st.none(), st.tuples(st.integers(1, 3), st.integers(1, 3))),
+    p=st.tuples(st.integers(0, 2), st.integers(0, 2)),
+    d=st.tuples(st.integers(1, 2), st.integers(1, 2)),
+    ceil=st.booleans(),
+    dtype=st.sampled_from(["float32", "float64", "float16"]),
+    seed=seeds,
+)
+def test_max_pool2d_ties_and_infinities_match_torch(torch, shape, k, s, p, d, ceil, dtype, seed):
+    """No NaN (the branch-free kernel): few distinct values, so windows tie, and -inf/inf;
+    torch's index is the first maximum in row-major order; gradients go there."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-2, 3, size=shape).astype(dtype)
+    x[rng.random(shape) < 0.15] = -np.inf
+    x[rng.random(shape) < 0.05] = np.inf
+    a = tl.tensor(x, requires_grad=True)
+    b = torch.tensor(x, requires_grad=True)
+    ours, theirs = _both(torch, "max_pool2d", a, b, k, s, p, d, ceil_mode=ceil, return_indices=True)
+    if theirs is None:
+        return
+    _compare(ours, theirs)
+    _backward_same(torch, a, b, ours, theirs)
+
+
 @pytest.mark.parametrize("dtype", ["int64", "int32", "float64"])
 def test_max_pool2d_dtypes(torch, dtype):
     a, b = make_pair(torch, (2, 3, 6, 5), "contiguous", 0, dtype=dtype, requires_grad=False)

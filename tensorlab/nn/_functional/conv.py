@@ -338,6 +338,8 @@ def _conv2d_backend(x, weight, bias, stride, padding, dilation, groups) -> Tenso
         _check_weight_scalar_type(x, weight)
     fmt = channels_last if (suggest_memory_format(x) or suggest_memory_format(weight)) else None
     arr = _compute(x, weight, bias, stride, padding, dilation, groups)
+    if fmt is None and arr.size and arr.flags.c_contiguous and arr.dtype == x.dtype.np:
+        return Tensor._adopt(arr, x.dtype)  # the kernels' fresh result, as from_array keeps it
     return from_array(arr, x.dtype, memory_format=fmt, fresh=True)
 
 

@@ -132,6 +132,8 @@ def _nll_loss_nd(x: Tensor, target: Tensor, weight, reduction: str, ignore_index
     safe = np.where(keep, t, 0)
     if x.ndim == 1:
         picked = arr[safe]
+    elif x.ndim == 2:  # (N, C): one fancy index (take_along_axis's moveaxis costs more)
+        picked = arr[np.arange(safe.shape[0]), safe]
     else:
         moved = np.moveaxis(arr, 1, -1)
         picked = np.take_along_axis(moved, safe[..., None], axis=-1)[..., 0]
