@@ -191,7 +191,7 @@ def _hang_once(job, manifest, settings):
 
 
 def _hang_always(job, manifest, settings):
-    time.sleep(2.5)
+    time.sleep(1.5)
     return {}
 
 
@@ -206,7 +206,8 @@ def test_a_task_the_cluster_never_answers_is_submitted_again(
 
     hang = {"once": _hang_once, "always": _hang_always}[how]
     monkeypatch.setattr(DaskExecutor, "task", staticmethod(hang))
-    limit = 12.0 if how == "once" else 2.0
+    # a healthy notebook grades in 2-5 s here (10 s leaves room for a loaded machine)
+    limit = 10.0 if how == "once" else 1.0
     monkeypatch.setattr(DaskExecutor, "stall_limit", lambda self, settings: limit)
     _write(tmp_path / "class" / "solved" / STRIDES)
     t0 = time.monotonic()
@@ -229,7 +230,7 @@ def test_a_task_the_cluster_never_answers_is_submitted_again(
         assert time.monotonic() - t0 < 50
     else:  # stalled twice in each of the policy's two attempts: four limits, then recorded
         assert rec["status"] == "grader_error", rec
-        assert "no answer from the cluster in 2 s, twice" in rec["reason"], rec
+        assert "no answer from the cluster in 1 s, twice" in rec["reason"], rec
         assert rec["attempts"] == 2 and time.monotonic() - t0 >= 4 * limit
 
 
