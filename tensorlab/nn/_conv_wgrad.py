@@ -74,8 +74,9 @@ MAX_STRIDED_TAPS = 256
 ROWS_MIN = 32
 
 #: ``"phase"`` (strided 2-d) when each group has at least this many input channels (fewer: the
-#: per-tap products are too thin, a stride-2 7x7 with 3 channels lost to ``"flat"``)
-PHASE_MIN_CG = 8
+#: per-tap products are too thin: a stride-2 7x7 with 3 channels lost to ``"flat"``, and by
+#: ~14% the 4x4 stride-2 DCGAN transposed convolution with 8)
+PHASE_MIN_CG = 16
 
 WGRAD_STRATEGIES = ("1x1", "depthwise", "rows", "flat", "windows", "phase")
 

@@ -139,7 +139,8 @@ def test_strategy_choice():
     """Strided 2-d with thin groups (fewer than THIN output channels) of at least PHASE_MIN_CG
     input channels; not stride 1, not few input channels, not wide groups, not 1-d/3-d."""
     assert W.wgrad_strategy((64, 16, 3, 3), (2, 2), 4) == "phase"  # the benchmark's grouped s2
-    assert W.wgrad_strategy((16, 8, 3, 3), (2, 1), 1) == "phase"
+    assert W.wgrad_strategy((16, 16, 3, 3), (2, 1), 1) == "phase"
+    assert W.wgrad_strategy((16, 8, 4, 4), (2, 2), 1) == "flat"  # DCGAN's transposed conv
     assert W.wgrad_strategy((16, 16, 3, 3), (1, 1), 1) == "rows"
     assert W.wgrad_strategy((16, 3, 7, 7), (2, 2), 1) == "flat"  # 3 input channels
     assert W.wgrad_strategy((128, 64, 3, 3), (2, 2), 1) == "flat"  # wide: flat's product
@@ -156,10 +157,10 @@ def test_non_finite_inputs(torch, bad, where):
     3-wide kernel without padding: only the last tap of the last window): the grid's extra
     positions would spread it; the caller recomputes a non-finite result the exact way."""
     rng = np.random.default_rng(5)
-    x = rng.standard_normal((2, 16, 9, 9))
+    x = rng.standard_normal((2, 32, 9, 9))
     x[where] = bad
     g = rng.standard_normal((2, 8, 4, 4))
-    w_shape = (8, 8, 3, 3)
+    w_shape = (8, 16, 3, 3)
     args = ([2, 2], [0, 0], [1, 1], 2)
     assert W.wgrad_strategy(w_shape, (2, 2), 2) == "phase"
     ref = _torch_wgrad(torch, g, x, w_shape, *args)
@@ -177,12 +178,12 @@ def test_non_finite_inputs(torch, bad, where):
     dtype=st.sampled_from(["float32", "float64"]),
 )
 def test_through_autograd(torch, n, size, stride, padding, groups, dtype):
-    """conv2d's weight gradient through autograd where "phase" is chosen (8 input channels
+    """conv2d's weight gradient through autograd where "phase" is chosen (16 input channels
     per group, 4 output channels per group)."""
     assume(size + 2 * padding >= 3)
     rng = np.random.default_rng(size * 7 + stride)
-    x = rng.standard_normal((n, 8 * groups, size, size + 1)).astype(dtype)
-    w = rng.standard_normal((4 * groups, 8, 3, 3)).astype(dtype)
+    x = rng.standard_normal((n, 16 * groups, size, size + 1)).astype(dtype)
+    w = rng.standard_normal((4 * groups, 16, 3, 3)).astype(dtype)
     kw = dict(stride=stride, padding=padding, groups=groups)
     assert W.wgrad_strategy(w.shape, (stride, stride), groups) == "phase"
     wt = tl.tensor(w, requires_grad=True)
