@@ -728,13 +728,14 @@ def conv_input_grad_nd(
       strided view of the result (:func:`tensorlab.nn._conv_igrad.phase_gemm`);
     * ``"conv"`` (2-d, no dilation or no stride): one forward convolution of ``g`` with the
       phases of the flipped kernel stacked as output channels, then a pixel shuffle
-      (:func:`_tconv2d_conv`; with stride 1 just the flipped kernel, no shuffle);
+      (:func:`_tconv2d_conv`; with stride 1 just the flipped kernel, no shuffle: also chosen for
+      one ``g`` channel per group, where the forward's depthwise kernels win);
     * ``"gemm"``: per group, ``w^T @ g`` gives every tap's contribution (the columns), then
       :func:`col2im` adds them in place with one strided slice per tap;
-    * ``"direct"`` (one ``g`` channel per group, e.g. depthwise): no product to speak of, so each
-      tap is one broadcast multiply-add of ``g`` by the tap's weights into its strided slice; in
-      2-d without dilation, ``"toeplitz"``: banded products on slabs of rows
-      (:func:`tensorlab.nn._conv_igrad.depthwise_slabs`).
+    * ``"direct"`` (one ``g`` channel per group, e.g. depthwise, with a stride or not in 2-d): no
+      product to speak of, so each tap is one broadcast multiply-add of ``g`` by the tap's weights
+      into its strided slice; in 2-d with a stride and without dilation, ``"toeplitz"``: banded
+      products on slabs of rows (:func:`tensorlab.nn._conv_igrad.depthwise_slabs`).
 
     ``strategy`` forces one of :data:`SCATTER_STRATEGIES` (tests, benchmarks).
     """
