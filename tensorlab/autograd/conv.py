@@ -59,6 +59,17 @@ def conv2d_backward(g, x, w, stride, padding, dilation, groups, need_input=True,
     ct = _compute_dtype(g.dtype)
     g32, w32 = g.astype(ct, copy=False), w.astype(ct, copy=False)
     gx = gw = None
+    if need_input and need_weight:  # stride-1 depthwise: both at once (shared copies)
+        from ..nn import _conv_dwbwd
+
+        if _conv_dwbwd.applies(x.shape, w.shape, stride, groups):
+            x32 = x.astype(ct, copy=False)
+            both = _conv_dwbwd.depthwise_backward(g32, x32, w32, padding, dilation)
+            if both is not None:
+                gx, gw = both
+                if not np.isfinite(gw).all():  # the exact way (see conv_weight_grad_nd)
+                    gw = conv_weight_grad_nd(g32, x32, w.shape, stride, padding, dilation, groups)
+                return gx.astype(g.dtype, copy=False), gw.astype(g.dtype, copy=False)
     if need_input:
         gx = conv_input_grad_nd(g32, w32, x.shape[2:], stride, padding, dilation, groups)
         gx = gx.astype(g.dtype, copy=False)
