@@ -32,8 +32,9 @@ Transposed convolutions (and the input gradient of a convolution) go through
 :func:`conv_input_grad_nd`: in 2-d with a stride, one product per output phase written into the
 phase's strided view (``"phase"``), with stride 1 a forward convolution with the flipped kernel
 (``"conv"``, also when each group reads one channel), with a stride a Toeplitz product on slabs
-of rows when each group reads one channel (``"toeplitz"``) -- these in :mod:`tensorlab.nn._conv_igrad` --, else columns ``w^T @ x`` added
-back with one strided slice per tap (``"gemm"`` + :func:`col2im`); never a zero-dilated input.
+of rows when each group reads one channel (``"toeplitz"``) -- these in
+:mod:`tensorlab.nn._conv_igrad` --, else columns ``w^T @ x`` added back with one strided slice
+per tap (``"gemm"`` + :func:`col2im`); never a zero-dilated input.
 
 Memory: one group's windows (or tap products) at a time, for a chunk of the batch small enough that
 this temporary stays below :data:`CHUNK_BYTES`. Small convolutions split the batch between

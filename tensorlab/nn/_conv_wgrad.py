@@ -22,7 +22,7 @@ strided-window product when a result is not finite, see below). The ways
 * ``"phase"``     2-d with a stride, fewer than :data:`THIN` output and at least
                   :data:`PHASE_MIN_CG` input channels per group: one product per tap straight on
                   the phase images, no columns copied (:mod:`._conv_wgrad_phase`; grouped
-                  stride-2 3x3: 1.25x faster than ``"flat"``).
+                  stride-2 3x3: 1.1-1.25x faster than ``"flat"``, measured).
 * ``"windows"``   strided kernels of many taps (more than :data:`MAX_STRIDED_TAPS`): the window
                   product of ``conv_weight_grad_nd`` (its copies are fewer and bigger).
 * ``"flat"``      everything else, any number of dims: the *flat-slice* im2col. The padded input
