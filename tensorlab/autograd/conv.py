@@ -6,8 +6,10 @@ backward, kernel tap ``(a, b)`` by kernel tap ``(a, b)``:
 
 - ``grad_input``: every output gradient is sent back, weighted by the tap, to the input pixel the
   tap read from - a transposed convolution (:func:`tensorlab.nn._conv_kernels.conv_input_grad_nd`:
-  the phases of the flipped kernel as one forward convolution, a Toeplitz product for depthwise,
-  or columns ``w^T @ grad`` added back one strided slice per tap); the padding is cropped off;
+  the phases of the flipped kernel as one forward convolution, a Toeplitz product for strided
+  depthwise, or columns ``w^T @ grad`` added back one strided slice per tap); the padding is
+  cropped off (a stride-1 depthwise convolution gets both gradients in one pass sharing the
+  gradient's shifted copies, :mod:`tensorlab.nn._conv_dwbwd`);
 - ``grad_weight``: the tap's gradient is the correlation of the input pixels it read with the
   output gradient (a sum over batch and output positions): flat-slice columns times the
   channels-last gradient with the images summed inside the product, a shifted-copies product
@@ -50,15 +52,27 @@ def conv2d_backward(g, x, w, stride, padding, dilation, groups, need_input=True,
     and weight (C_out, C/groups, kH, kW), given the output gradient ``g`` (N, C_out, Ho, Wo).
     Returns (grad_input or None, grad_weight or None).
 
-    ``grad_input`` is the transposed convolution of ``g`` (columns ``w^T @ g`` added back tap by
-    tap, or the batched Toeplitz product for depthwise); ``grad_weight`` is the correlation of
-    ``x`` with ``g`` summed over the batch (:mod:`tensorlab.nn._conv_wgrad`).
+    ``grad_input`` is the transposed convolution of ``g`` (:func:`conv_input_grad_nd`);
+    ``grad_weight`` is the correlation of ``x`` with ``g`` summed over the batch
+    (:mod:`tensorlab.nn._conv_wgrad`). Both of a stride-1 depthwise convolution: one shared
+    pass (:mod:`tensorlab.nn._conv_dwbwd`).
     """
     from ..nn._conv_kernels import conv_input_grad_nd, conv_weight_grad_nd
 
     ct = _compute_dtype(g.dtype)
     g32, w32 = g.astype(ct, copy=False), w.astype(ct, copy=False)
     gx = gw = None
+    if need_input and need_weight:  # stride-1 depthwise: both at once (shared copies)
+        from ..nn import _conv_dwbwd
+
+        if _conv_dwbwd.applies(x.shape, w.shape, stride, groups):
+            x32 = x.astype(ct, copy=False)
+            both = _conv_dwbwd.depthwise_backward(g32, x32, w32, padding, dilation)
+            if both is not None:
+                gx, gw = both
+                if not np.isfinite(gw).all():  # the exact way (see conv_weight_grad_nd)
+                    gw = conv_weight_grad_nd(g32, x32, w.shape, stride, padding, dilation, groups)
+                return gx.astype(g.dtype, copy=False), gw.astype(g.dtype, copy=False)
     if need_input:
         gx = conv_input_grad_nd(g32, w32, x.shape[2:], stride, padding, dilation, groups)
         gx = gx.astype(g.dtype, copy=False)

@@ -19,6 +19,10 @@ strided-window product when a result is not finite, see below). The ways
                   gradient shifted ``b*dw`` positions along its grid (a view: a row's valid
                   gradient moves into its own zero columns). ``kW`` products instead of one, a
                   ``kW``-times smaller copy (dilated 3x3: 1.9x torch against 2.3x flat).
+* ``"phase"``     2-d with a stride, fewer than :data:`THIN` output and at least
+                  :data:`PHASE_MIN_CG` input channels per group: one product per tap straight on
+                  the phase images, no columns copied (:mod:`._conv_wgrad_phase`; grouped
+                  stride-2 3x3: 1.1-1.25x faster than ``"flat"``, measured).
 * ``"windows"``   strided kernels of many taps (more than :data:`MAX_STRIDED_TAPS`): the window
                   product of ``conv_weight_grad_nd`` (its copies are fewer and bigger).
 * ``"flat"``      everything else, any number of dims: the *flat-slice* im2col. The padded input
@@ -50,6 +54,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from ._conv_wgrad_phase import weight_grad_phase
+
 #: upper bound (bytes) for the columns of one chunk of positions
 WGRAD_CHUNK_BYTES = 1 * 2**20
 
@@ -67,7 +73,12 @@ MAX_STRIDED_TAPS = 256
 #: make the per-tap products too thin (CIFAR's 3 channels x 5 rows lost to ``"flat"``)
 ROWS_MIN = 32
 
-WGRAD_STRATEGIES = ("1x1", "depthwise", "rows", "flat", "windows")
+#: ``"phase"`` (strided 2-d) when each group has at least this many input channels (fewer: the
+#: per-tap products are too thin: a stride-2 7x7 with 3 channels lost to ``"flat"``, and by
+#: ~14% the 4x4 stride-2 DCGAN transposed convolution with 8)
+PHASE_MIN_CG = 16
+
+WGRAD_STRATEGIES = ("1x1", "depthwise", "rows", "flat", "windows", "phase")
 
 
 def wgrad_strategy(w_shape, stride, groups) -> str:
@@ -82,6 +93,8 @@ def wgrad_strategy(w_shape, stride, groups) -> str:
         return "depthwise"
     if not unit and int(np.prod(kernel, dtype=np.int64)) > MAX_STRIDED_TAPS:
         return "windows"
+    if not unit and len(kernel) == 2 and og < THIN and w_shape[1] >= PHASE_MIN_CG:
+        return "phase"
     rows = int(np.prod(kernel[:-1], dtype=np.int64))
     if unit and og > 1 and kernel[-1] > 1 and w_shape[1] * rows >= ROWS_MIN:
         return "rows"
@@ -105,6 +118,8 @@ def weight_grad(g, x, w_shape, stride, padding, dilation, groups, strategy=None)
             return weight_grad_depthwise(g, x, w_shape, padding, dilation)
         if strategy == "rows":
             return weight_grad_rows(g, x, w_shape, stride, padding, dilation, groups)
+        if strategy == "phase" and len(w_shape) == 4:
+            return weight_grad_phase(g, x, w_shape, stride, padding, dilation, groups)
         return weight_grad_flat(g, x, w_shape, stride, padding, dilation, groups)
 
 

@@ -149,9 +149,10 @@ def test_results_do_not_share_the_workspace(torch):
 @pytest.mark.parametrize(
     "og, nd, dilation, stride, expected",
     [
-        (1, 2, (1, 1), (1, 1), "toeplitz"),
+        (1, 2, (1, 1), (1, 1), "conv"),  # depthwise backward: the forward kernels
         (1, 2, (1, 1), (2, 2), "toeplitz"),
-        (1, 2, (2, 1), (1, 1), "direct"),
+        (1, 2, (2, 1), (1, 1), "conv"),
+        (1, 2, (2, 1), (2, 1), "direct"),
         (1, 2, (1, 1), (32, 32), "conv"),  # a depthwise FCN upsampler: the band would be huge
         (1, 3, (1, 1), (2, 2, 2), "direct"),
         (4, 2, (1, 1), (2, 2), "phase"),

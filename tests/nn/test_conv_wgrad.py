@@ -51,6 +51,8 @@ def _strategies(w_shape, stride, groups):
         out.append("1x1")
     if W.wgrad_strategy(w_shape, stride, groups) == "depthwise":
         out.append("depthwise")
+    if len(kernel) == 2:
+        out.append("phase")
     return out
 
 
@@ -311,7 +313,7 @@ def test_strategy_choice():
     assert W.wgrad_strategy((64, 64, 3, 3), (1, 1), 1) == "rows"  # resnet
     assert W.wgrad_strategy((16, 16, 3, 3), (1, 1), 1) == "rows"  # dilated
     assert W.wgrad_strategy((16, 3, 5, 5), (1, 1), 1) == "flat"  # cifar: 15 rows only
-    assert W.wgrad_strategy((64, 16, 3, 3), (2, 2), 4) == "flat"  # grouped, stride 2
+    assert W.wgrad_strategy((64, 16, 3, 3), (2, 2), 4) == "phase"  # grouped, stride 2
     assert W.wgrad_strategy((32, 1, 3, 3), (1, 1), 32) == "depthwise"
     assert W.wgrad_strategy((32, 1, 3, 3), (2, 2), 32) == "flat"
     assert W.wgrad_strategy((256, 128, 1, 1), (1, 1), 1) == "1x1"
