@@ -43,7 +43,13 @@ def _make_grads(outputs: Sequence, grads: Sequence) -> list:
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                     f"output[{i}] has a shape of {t.shape}."
                 )
-            out.append(np.array(g._np(), dtype=t.dtype.np))
+            a = g._np()
+            if a.dtype == t.dtype.np and a.flags.c_contiguous:
+                a = a.view()  # the caller's tensor, not copied: formulas only read it, and a
+                a.flags.writeable = False  # write would raise (a hook gets a copy to write on)
+                out.append(a)
+            else:
+                out.append(np.array(a, dtype=t.dtype.np))
         elif g is None:
             if not t.requires_grad:
                 out.append(None)  # _roots raises PyTorch's error for it

@@ -628,6 +628,8 @@ def run_tensor_hooks(node: Node, grad: np.ndarray) -> np.ndarray:
             grad = grad if r is None else r
         return grad
     grad = np.asarray(grad)
+    if not grad.flags.writeable:  # the caller's gradient (autograd.api._make_grads): a hook
+        grad = grad.copy()  # may change what it is given in place
     dtype = D.from_numpy_dtype(grad.dtype)
     for hook in list(hooks.values()):
         g = Tensor._from_array(grad, dtype)
