@@ -64,3 +64,16 @@ def transposed_reference(torch, case: dict):
         dilation=case["dilation"],
     ).numpy()
     return x, w, out, ref
+
+
+#: tolerances of a transposed-convolution result against torch's (float32 sums in another order)
+TRANSPOSED_TOL = {"float64": 1e-10, "float32": 2e-4}
+
+
+def assert_close_transposed(ours: np.ndarray, ref: np.ndarray) -> None:
+    """``ours`` equals torch's ``ref`` within :data:`TRANSPOSED_TOL`, relative to its largest
+    value (same dtype and shape)."""
+    assert ours.dtype == ref.dtype and ours.shape == ref.shape
+    tol = TRANSPOSED_TOL[str(ref.dtype)]
+    scale = max(1.0, float(np.abs(ref).max(initial=0)))
+    np.testing.assert_allclose(ours, ref, rtol=tol, atol=tol * scale)

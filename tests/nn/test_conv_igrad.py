@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conv_layouts import transposed_reference
+from conv_layouts import assert_close_transposed, transposed_reference
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -16,14 +16,7 @@ import tensorlab.nn.functional as F
 from tensorlab.nn import _conv_igrad as I
 from tensorlab.nn import _conv_kernels as K
 
-TOL = {"float64": 1e-10, "float32": 2e-4}
-
-
-def _close(ours, ref):
-    assert ours.dtype == ref.dtype and ours.shape == ref.shape
-    tol = TOL[str(ref.dtype)]
-    scale = max(1.0, float(np.abs(ref).max(initial=0)))
-    np.testing.assert_allclose(ours, ref, rtol=tol, atol=tol * scale)
+_close = assert_close_transposed
 
 
 @st.composite

@@ -6,7 +6,7 @@ kernels with the flipped kernel (``scatter_strategy`` -> ``"conv"``). Against to
 from __future__ import annotations
 
 import numpy as np
-from conv_layouts import transposed_reference
+from conv_layouts import assert_close_transposed, transposed_reference
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -14,14 +14,7 @@ import tensorlab as tl
 import tensorlab.nn.functional as F
 from tensorlab.nn import _conv_kernels as K
 
-TOL = {"float64": 1e-10, "float32": 2e-4}
-
-
-def _close(ours, ref):
-    assert ours.dtype == ref.dtype and ours.shape == ref.shape
-    tol = TOL[str(ref.dtype)]
-    scale = max(1.0, float(np.abs(ref).max(initial=0)))
-    np.testing.assert_allclose(ours, ref, rtol=tol, atol=tol * scale)
+_close = assert_close_transposed
 
 
 @st.composite
