@@ -53,16 +53,19 @@ def _both(torch, fname, a, b, *args, **kwargs):
 # ---------------------------------------------------------------------------- max pooling
 
 pool_shapes = st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 9), st.integers(1, 9))
-
-
-@settings(max_examples=60)
-@given(
+max_pool_args = dict(  # shape, kernel, stride, padding, dilation, ceil_mode
     shape=pool_shapes,
     k=st.tuples(st.integers(1, 4), st.integers(1, 4)),
     s=st.one_of(st.none(), st.tuples(st.integers(1, 3), st.integers(1, 3))),
     p=st.tuples(st.integers(0, 2), st.integers(0, 2)),
     d=st.tuples(st.integers(1, 2), st.integers(1, 2)),
     ceil=st.booleans(),
+)
+
+
+@settings(max_examples=60)
+@given(
+    **max_pool_args,
     unbatched=st.booleans(),
     layout=layouts,
     seed=seeds,
@@ -114,12 +117,7 @@ def test_max_pool_ties_nan_and_padding_indices(torch):
 
 @settings(max_examples=60)
 @given(
-    shape=pool_shapes,
-    k=st.tuples(st.integers(1, 4), st.integers(1, 4)),
-    s=st.one_of(st.none(), st.tuples(st.integers(1, 3), st.integers(1, 3))),
-    p=st.tuples(st.integers(0, 2), st.integers(0, 2)),
-    d=st.tuples(st.integers(1, 2), st.integers(1, 2)),
-    ceil=st.booleans(),
+    **max_pool_args,
     dtype=st.sampled_from(["float32", "float64", "float16"]),
     seed=seeds,
 )
