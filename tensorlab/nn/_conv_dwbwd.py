@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._conv_wgrad import depthwise_taps
+
 #: largest buffers (bytes) of one image; bigger images take the two separate kernels
 DW_BWD_IMAGE_BYTES = 4 * 2**20
 
@@ -85,12 +87,7 @@ def depthwise_backward(g, x, w, padding, dilation):
         for n0 in range(n):
             xp[:, ph : ph + h, pw : pw + wd] = x[n0]
             gpv[:, :, :wo] = g[n0]
-            for a in range(kh):
-                xs[:, a] = xpf[:, a * dh * wq : a * dh * wq + m]
-            for b in range(kw):
-                e = emax - b * dw
-                gs[:, b] = gp[:, e : e + m]
-            gw += np.matmul(xs, gs.transpose(0, 2, 1))
+            gw += depthwise_taps(xs, gs, xpf, gp, dh * wq, dw, emax, m)
             np.matmul(wt, gs, out=tv)
             for a, d in enumerate(deltas):
                 lo, hi = max(0, d), min(total, total + d)

@@ -332,13 +332,21 @@ def weight_grad_depthwise(g, x, w_shape, padding, dilation, budget=None):
                 y0 = r0 + k0 - ph
                 xp[:, k0:k1, pw : pw + cols] = x[n0, :, y0 : y0 + k1 - k0, :cols]
             gpv[:, :, :wo] = g[n0, :, r0:r1]
-            for a in range(kh):
-                xs[:, a] = xpf[:, a * dh * wq : a * dh * wq + m]
-            for b in range(kw):
-                e = emax - b * dw
-                gs[:, b] = gp[:, e : e + m]
-            gw += np.matmul(xs, gs.transpose(0, 2, 1))
+            gw += depthwise_taps(xs, gs, xpf, gp, dh * wq, dw, emax, m)
     return gw.reshape(w_shape)
+
+
+def depthwise_taps(xs, gs, xpf, gp, row_step: int, dw: int, emax: int, m: int) -> np.ndarray:
+    """One image's depthwise weight gradient (c, kH, kW) on a chunk of ``m`` grid positions:
+    ``xs[:, a]`` gets the padded input's flat rows from row tap ``a`` (``row_step`` apart),
+    ``gs[:, b]`` the gradient shifted for column tap ``b`` (``gp`` starts with ``emax`` zeros);
+    then one product per channel. (Shared with :mod:`tensorlab.nn._conv_dwbwd`.)"""
+    for a in range(xs.shape[1]):
+        xs[:, a] = xpf[:, a * row_step : a * row_step + m]
+    for b in range(gs.shape[1]):
+        e = emax - b * dw
+        gs[:, b] = gp[:, e : e + m]
+    return np.matmul(xs, gs.transpose(0, 2, 1))
 
 
 def weight_grad_rows(g, x, w_shape, stride, padding, dilation, groups, budget=None, ksplit=None):
