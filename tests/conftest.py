@@ -15,10 +15,11 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 REPO = Path(__file__).resolve().parent.parent
 
-# The suite runs on two workers sharing two cores (``-n auto``): each worker's numpy gets one BLAS
-# thread, and torch's OpenMP threads sleep instead of spinning while they wait (spinning threads
-# take the other worker's core; issue 25 measured torch collapsing under load). Set before numpy
-# and torch load; torch keeps its 2 threads (the backend choices tensorlab mirrors assume them).
+# The suite runs on one worker per core plus one (``-n auto``, see pytest_xdist_auto_num_workers):
+# each worker's numpy gets one BLAS thread, and torch's OpenMP threads sleep instead of spinning
+# while they wait (spinning threads take another worker's core; issue 25 measured torch collapsing
+# under load). Set before numpy and torch load; torch keeps its 2 threads (the backend choices
+# tensorlab mirrors assume them).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
@@ -44,6 +45,17 @@ def torch():
     from helpers import require_torch
 
     return require_torch()
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: one worker per core, plus one. The browser, lesson and grading tests spend much
+    of their time waiting on other processes (JupyterLab and Chromium, kernels starting, sandboxed
+    notebooks running into their time limits); a third worker on two cores fills that time."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return cores + 1
 
 
 def pytest_report_header(config):
