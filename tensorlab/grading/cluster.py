@@ -164,9 +164,10 @@ class DaskExecutor(Executor):
         def submit(i, job, n, avoid=()):
             key = f"tensorlab-grade-{self.run_id}-{number}-{i}-{n}"
             where = {}
-            others = [w for w in self.client.scheduler_info()["workers"] if w not in avoid]
-            if avoid and others:  # preferably not behind a task that may still hold a thread
-                where = dict(workers=others, allow_other_workers=True)
+            if avoid:  # preferably not behind a task that may still hold a thread
+                others = [w for w in self.client.scheduler_info()["workers"] if w not in avoid]
+                if others:
+                    where = dict(workers=others, allow_other_workers=True)
             fut = self.client.submit(self.task, job, self.shared, settings, key=key, **where)
             futures[fut] = (i, job, n + 1)
 
