@@ -1,4 +1,5 @@
-"""The ``tensorlab`` command: ``start``, ``assign``, ``grade``, ``check``, ``report``, ``export``.
+"""The ``tensorlab`` command: ``start``, ``assign``, ``grade``, ``check``, ``report``, ``export``,
+``override``, ``late``, ``written`` (the last three: ``grading.term_cli``).
 
 Exit statuses, the same for every command (README, "Exit statuses"):
 
@@ -513,6 +514,10 @@ def build_parser() -> argparse.ArgumentParser:
         "fail, writing nothing)",
     )
     e.set_defaults(func=cmd_export)
+
+    from .grading.term_cli import add_parsers
+
+    add_parsers(sub)  # override, late, written (the instructor's term)
     return p
 
 

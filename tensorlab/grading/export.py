@@ -158,10 +158,10 @@ def export(out_dir, fmt: str, roster_path, dest, *, allow_unmatched: bool = Fals
     """Write ``dest``; returns {"rows": n, "unmatched": [...]}. ``RosterError`` for a bad
     roster or format, ``Unmatched`` when students are missing from it (nothing written)."""
     from .assign import write_atomic
-    from .pages import load_class
+    from .term import load_final
 
     roster = read_roster(roster_path, fmt)
-    docs = load_class(out_dir)
+    docs = load_final(out_dir)  # overrides, written scores and late penalties applied
     rows, unmatched = export_rows(docs, roster, fmt)
     if unmatched and not allow_unmatched:
         raise Unmatched(unmatched)

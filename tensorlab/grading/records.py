@@ -109,7 +109,7 @@ def notebook_record(
     job, infos: dict[str, QuestionInfo], status: str = "graded", reason: str | None = None
 ) -> dict:
     """A notebook's record before its questions are judged (``job``: a ``collect.Job``)."""
-    return {
+    rec = {
         "path": job.path,
         "student": job.student,
         "notebook": job.notebook,
@@ -121,6 +121,10 @@ def notebook_record(
         "max_score": max_score(infos),
         "questions": {},
     }
+    if getattr(job, "submitted_at", None):  # for the late policy (``term``)
+        rec["submitted_at"] = job.submitted_at
+        rec["submitted_from"] = job.submitted_from
+    return rec
 
 
 def lost_record(job, release: Release, reason: str, tb: str | None = None) -> dict:

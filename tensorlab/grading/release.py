@@ -38,13 +38,14 @@ class QuestionInfo:
     id: str
     notebook: str  # the released notebook's file name ("04_strides.ipynb")
     cell_id: str
-    name: str  # what the learner binds (a value's or a function's name)
-    kind: str  # "value" | "function"
+    name: str  # what the learner binds (a value's or a function's name; "" when written)
+    kind: str  # "value" | "function" | "written" (a person scores it: ``written``)
     points: float
     partial: bool = False  # points per passed input
     withheld: bool = False  # feedback pages hide the grader's messages (hidden values)
     assessment: str = "free"  # one of ASSESSMENTS
     title: str = ""  # a short human title (feedback pages, report); the id when empty
+    rubric: tuple = ()  # a written question's criteria ({"points", "text"}, see ``written``)
 
     @property
     def label(self) -> str:
@@ -64,6 +65,7 @@ class QuestionInfo:
             withheld=bool(d.get("withheld", False)),
             assessment=d.get("assessment", "free"),
             title=d.get("title", ""),
+            rubric=tuple(d.get("rubric", ())),
         )
 
     def to_json(self) -> dict:
@@ -80,7 +82,7 @@ class QuestionInfo:
                 continue
             value = getattr(self, f.name)
             if value != f.default:
-                out[f.name] = value
+                out[f.name] = list(value) if isinstance(value, tuple) else value
         return out
 
 

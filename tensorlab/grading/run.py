@@ -18,7 +18,7 @@ import time
 import traceback
 from dataclasses import dataclass
 
-from . import batch_judge
+from . import batch_judge, written
 from .collect import Job
 from .rebuild import ExecCell, parse_submission, rebuild
 from .records import lost_record, notebook_record, unjudged, verdict_record
@@ -219,8 +219,12 @@ def grade_notebook(job: Job, release: Release, settings: Settings) -> dict:
         return record
     release.register_authored()  # an instructor's own questions, in this process
     template = nbformat.reads(release.templates[job.notebook], as_version=4)
-    cells, problems = rebuild(template, submission, infos)
-    results: dict[str, dict] = {}
+    # written answers are recorded for a person to score, never run (``written``)
+    code = {q: i for q, i in infos.items() if i.kind != "written"}
+    results: dict[str, dict] = written.records(template, submission, {
+        q: i for q, i in infos.items() if i.kind == "written"
+    })
+    cells, problems = rebuild(template, submission, code)
     for qid, reason in problems.items():
         results[qid] = unjudged({qid: infos[qid]}, "missing", reason)[qid]
 
