@@ -183,6 +183,11 @@ def make_exercise(nb, name: str, authored: list | None = None):
             continue
         if role == "question" and own is None:
             raise AssignError(f"{where}: a question cell in a notebook without questions")
+        if role == "question" and qid in own:
+            # the learner sees what the question is worth (never typed by hand, never stale)
+            # and its prompt, where the instructor's declaration was
+            out.cells.append(_points_cell(own[qid], cell_id))
+            continue
         if role in ("hidden", "question"):
             continue
         new = copy.deepcopy(cell)
@@ -257,6 +262,19 @@ def make_exercise(nb, name: str, authored: list | None = None):
         )
     questions.update(written)
     return out, {"assignment": assignment, "questions": questions}
+
+
+def _points_cell(q, cell_id: str):
+    import nbformat
+
+    head = f"**{q.title or q.id}** · {q.points:g} point{'' if q.points == 1 else 's'}"
+    if q.assessment != "free":
+        head += f" · {q.assessment}"
+    if getattr(q, "partial", False):
+        head += " · partial credit per input"
+    cell = nbformat.v4.new_markdown_cell(head + (f"\n\n{q.prompt}" if q.prompt else ""))
+    cell["id"] = cell_id
+    return cell
 
 
 ROLES = ("answer", "check", "hidden", "question", "written")

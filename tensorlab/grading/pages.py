@@ -87,9 +87,11 @@ def feedback_file(student_json: str) -> str:
 
 def _question_row(qid: str, rec: dict, hide: bool, info: dict | None = None) -> str:
     info = info or {}
-    label = f"<b>{_e(info['title'])}</b> <code class=\"muted\">{_e(qid)}</code>" if info.get(
-        "title"
-    ) else f"<code>{_e(qid)}</code>"
+    label = (
+        f'<b>{_e(info["title"])}</b> <code class="muted">{_e(qid)}</code>'
+        if info.get("title")
+        else f"<code>{_e(qid)}</code>"
+    )
     if info.get("assessment") and info["assessment"] != "free":
         label += f' <span class="muted">({_e(info["assessment"])})</span>'
     pts = f"{rec.get('points', 0):g}/{rec.get('max_points', 0):g}"
@@ -112,8 +114,7 @@ def _question_row(qid: str, rec: dict, hide: bool, info: dict | None = None) -> 
     err = rec.get("error")
     if err and err.get("line"):
         parts.append(
-            f"<div>in your cell, line {_e(err.get('lineno'))}: <code>{_e(err['line'])}</code>"
-            "</div>"
+            f"<div>in your cell, line {_e(err.get('lineno'))}: <code>{_e(err['line'])}</code></div>"
         )
     if rec.get("misconception_message"):
         parts.append(f"<div><b>Likely misconception:</b> {_e(rec['misconception_message'])}</div>")
@@ -124,8 +125,9 @@ def _question_row(qid: str, rec: dict, hide: bool, info: dict | None = None) -> 
         )
     if rec.get("misconception_hint"):
         parts.append(f"<div><b>Hint:</b> {_e(rec['misconception_hint'])}</div>")
-    if status == "needs_grading":
-        parts.append('<div class="warn">Written answer: waiting for a grader.</div>')
+    if rec.get("answer"):
+        answer = rec["answer"] if len(rec["answer"]) <= 2000 else rec["answer"][:1999] + "…"
+        parts.append(f'<div class="muted">Your answer: {_e(answer)}</div>')
     w = rec.get("written")
     if w:
         text = f"Scored by {_e(w.get('grader') or 'a grader')}"
@@ -140,16 +142,13 @@ def _question_row(qid: str, rec: dict, hide: bool, info: dict | None = None) -> 
             f"{what} (the grader gave {o.get('graded_points', 0):g}). {_e(o.get('why'))}</div>"
         )
     return (
-        f"<tr><td>{label}</td><td>{_mark(status)}</td>"
-        f"<td>{pts}</td><td>{''.join(parts)}</td></tr>"
+        f"<tr><td>{label}</td><td>{_mark(status)}</td><td>{pts}</td><td>{''.join(parts)}</td></tr>"
     )
 
 
 def _mark_late(late: dict) -> str:
     src = "as the LMS recorded it" if late.get("submitted_from") == "lms" else "the file's time"
-    text = (
-        f"Submitted {_e(late.get('submitted_at'))} ({src}); due {_e(late.get('due'))}"
-    )
+    text = f"Submitted {_e(late.get('submitted_at'))} ({src}); due {_e(late.get('due'))}"
     ext = late.get("extension")
     if ext:
         text += f" (extended by {_e(ext.get('by'))}: {_e(ext.get('why'))})"
@@ -408,7 +407,7 @@ def report_page(s: dict, title: str = "Class report") -> bytes:
             "<h2>Overrides</h2><table><tr><th>Student</th><th>Question</th><th>Points</th>"
             "<th>Why</th><th>By, when</th></tr>"
         )
-        for student, qid, o, points in s["overrides"]:
+        for student, qid, o, _ in s["overrides"]:
             out.append(
                 f"<tr><td>{_e(student)}</td><td><code>{_e(qid)}</code></td><td>"
                 f"{o.get('graded_points', 0):g} → {_e(o.get('points'))}</td>"
@@ -449,7 +448,6 @@ def report_page(s: dict, title: str = "Class report") -> bytes:
 def write_report(out_dir) -> tuple[Path, dict]:
     """``DIR/report.html`` from the grade files in ``DIR``; (its path, the summary)."""
     from .assign import write_atomic
-
     from .term import load_final, load_questions
 
     s = summarise(load_final(out_dir), load_questions(out_dir))

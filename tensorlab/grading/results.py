@@ -18,8 +18,8 @@ from pathlib import Path
 
 from .assign import write_atomic
 from .collect import student_file
-from .records import GRADEBOOK_COLUMNS, UNASSIGNED, gradebook_row, student_doc
 from .pages import REPORT_FILE, report_page, summarise
+from .records import GRADEBOOK_COLUMNS, UNASSIGNED, gradebook_row, student_doc
 from .release import Release
 from .term import QUESTIONS_FILE, Term, final, load_term, questions_json
 

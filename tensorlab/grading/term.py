@@ -233,9 +233,7 @@ def _check_points(text: str, where: str) -> None:
     try:
         value = float(p)
     except ValueError:
-        raise TermError(
-            f"{where}points {text!r} is not a number, +N / -N, or 'excused'"
-        ) from None
+        raise TermError(f"{where}points {text!r} is not a number, +N / -N, or 'excused'") from None
     if not math.isfinite(value) or (p[:1] not in "+-" and value < 0):
         raise TermError(f"{where}points {text!r} must be a finite number >= 0 (or +N / -N)")
 
@@ -313,6 +311,7 @@ def final(doc: dict, term: Term) -> dict:
             w = term.written.get((_key(student), qid))
             if w is not None and rec.get("status") in ("needs_grading", "scored"):
                 rec["status"] = "scored"
+                rec["message"] = ""
                 rec["points"] = min(float(w["points"]), float(rec.get("max_points", 0)))
                 rec["written"] = {k: w[k] for k in ("comment", "grader", "when") if w.get(k)}
                 rec["written"]["points"] = rec["points"]
@@ -335,9 +334,7 @@ def final(doc: dict, term: Term) -> dict:
                 rec["points"] = float(new)
         if questions:
             sub["score"] = float(sum(float(r.get("points", 0)) for r in questions.values()))
-            sub["max_score"] = float(
-                sum(float(r.get("max_points", 0)) for r in questions.values())
-            )
+            sub["max_score"] = float(sum(float(r.get("max_points", 0)) for r in questions.values()))
         _late(sub, student, term)
     graded = [s for s in doc.get("submissions", []) if s.get("notebook")]
     doc["score"] = float(sum(float(s.get("score", 0)) for s in graded))

@@ -38,7 +38,9 @@ def _fraction(text: str) -> float:
     try:
         value = float(t[:-1]) / 100 if t.endswith("%") else float(t)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a fraction (0.1) or a percentage (10%)")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a fraction (0.1) or a percentage (10%)"
+        ) from None
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 1 (or 0% and 100%)")
     return value
@@ -65,7 +67,9 @@ def add_parsers(sub) -> None:
     o.add_argument("--by", required=True, help="who decided (required)")
     o.set_defaults(func=cmd_override)
 
-    la = sub.add_parser("late", help="due dates, extensions and the late policy", description=LATE_DESCRIPTION)
+    la = sub.add_parser(
+        "late", help="due dates, extensions and the late policy", description=LATE_DESCRIPTION
+    )
     la.add_argument("dir", metavar="DIR", help="the folder `tensorlab grade` wrote")
     la.add_argument(
         "--due",
@@ -91,7 +95,9 @@ def add_parsers(sub) -> None:
     la.set_defaults(func=cmd_late)
 
     w = sub.add_parser(
-        "written", help="written answers: sheets for graders, merged back", description=WRITTEN_DESCRIPTION
+        "written",
+        help="written answers: sheets for graders, merged back",
+        description=WRITTEN_DESCRIPTION,
     )
     w.add_argument("dir", metavar="DIR", help="the folder `tensorlab grade` wrote")
     act = w.add_mutually_exclusive_group(required=True)
