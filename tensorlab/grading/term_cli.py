@@ -147,7 +147,9 @@ def cmd_late(args) -> int:
             if not sep:
                 raise TermError(f"--due {item!r}: write NOTEBOOK=TIME")
             due[nb.strip()] = when.strip()
-        if due or args.per_day is not None or args.cap is not None or args.zero or args.grace:
+        policy = (args.per_day, args.cap, args.grace)
+        setting = bool(due) or args.zero or any(x is not None for x in policy)
+        if setting:
             doc = set_late(
                 args.dir,
                 due,
@@ -162,7 +164,7 @@ def cmd_late(args) -> int:
                 raise TermError("--extend needs --why and --by")
             e = add_extension(args.dir, *args.extend, args.why, args.by)
             print(f"extension: {e.student} {e.notebook} {e.due} ({e.why}; {e.by})")
-        elif not (due or args.per_day is not None or args.cap is not None or args.zero):
+        elif not setting:
             raise TermError("nothing to do: give --due, --per-day, --cap, --zero or --extend")
     except (TermError, ValueError) as e:
         return _fail("late", str(e), 2)
