@@ -236,8 +236,8 @@ class Results:
         self.incoming = {}
         docs = [self._write_student(student) for student in sorted(self.by_student)]
         self._write_gradebook()
-        self._write(QUESTIONS_FILE, questions_json(self.release, self.notebooks))
-        if self.feedback:
+        if self.feedback:  # a grading run: what the pages and `tensorlab override` read
+            self._write(QUESTIONS_FILE, questions_json(self.release, self.notebooks))
             self._write_feedback(docs)
             if (self.out / REPORT_FILE).exists():  # never left stale by a regrade
                 info = {q: self.release.questions[q].to_json() for q in self.qids}

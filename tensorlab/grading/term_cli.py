@@ -127,6 +127,8 @@ def cmd_override(args) -> int:
         points = args.add if args.add.lstrip()[:1] in "+-" else f"+{args.add.strip()}"
     else:
         points = args.points
+        if points.strip()[:1] in "+-":
+            return _fail("override", f"--points {points}: a score; use --add for a change", 2)
     try:
         o = add_override(args.dir, args.student, args.question, points, args.why, args.by)
     except (TermError, ValueError) as e:

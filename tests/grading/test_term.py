@@ -1,0 +1,351 @@
+"""The term's pieces without a kernel: the late policy (hypothesis), overrides and written
+scores applied to a grade file, the term files' errors, the graders' split and merge, the
+learner's own error line, misconception credit and per-case weights, written cells in assign."""
+
+from __future__ import annotations
+
+import csv
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import nbformat
+import pytest
+from grading_cli import run_cli
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tensorlab.grading import term as T
+from tensorlab.grading import written as W
+from tensorlab.grading.errors import from_outputs, from_raised
+from tensorlab.grading.records import verdict_record
+from tensorlab.grading.verdict import Verdict
+
+DAY = timedelta(days=1)
+
+
+# ---------------------------------------------------------------------------- late policy
+@pytest.mark.parametrize(
+    ("late", "days"),
+    [
+        (timedelta(seconds=-1), 0),
+        (timedelta(0), 0),
+        (timedelta(seconds=1), 1),
+        (DAY, 1),
+        (DAY + timedelta(seconds=1), 2),
+        (timedelta(hours=49), 3),
+    ],
+)
+def test_started_days_late(late, days):
+    assert T.LatePolicy(per_day=0.1).penalty(late, 10)[0] == days
+
+
+def test_policy_examples():
+    p = T.LatePolicy(per_day=0.1, cap=0.25)
+    assert p.penalty(timedelta(hours=1), 6) == (1, 0.6)
+    assert p.penalty(timedelta(days=5), 6) == (5, 1.5)  # capped at 25% of 6
+    assert T.LatePolicy(zero=True).penalty(timedelta(minutes=1), 7) == (1, 7.0)
+    grace = T.LatePolicy(per_day=0.5, grace_minutes=30)
+    assert grace.penalty(timedelta(minutes=29), 4) == (0, 0.0)
+    assert grace.penalty(timedelta(minutes=31), 4) == (1, 2.0)
+
+
+@given(
+    st.floats(0, 1),
+    st.floats(0, 1),
+    st.integers(-10**7, 10**7),
+    st.integers(0, 10**6),
+    st.floats(0, 100),
+)
+def test_penalty_bounded_and_monotone(per_day, cap, seconds, more, top):
+    p = T.LatePolicy(per_day=per_day, cap=cap)
+    days, lost = p.penalty(timedelta(seconds=seconds), top)
+    assert 0 <= lost <= cap * top + 1e-3 and days >= 0
+    assert (days == 0) == (seconds <= 0)
+    assert p.penalty(timedelta(seconds=seconds + more), top)[1] >= lost
+
+
+# ---------------------------------------------------------------------------- final()
+def _doc(points=(1.0, 0.0), maxes=(2.0, 3.0), submitted="2026-01-02T00:00:00Z"):
+    qs = {
+        f"q{i}": {"status": "failed", "points": p, "max_points": m}
+        for i, (p, m) in enumerate(zip(points, maxes))
+    }
+    qs["w"] = {"status": "needs_grading", "points": 0.0, "max_points": 4.0, "answer": "x"}
+    sub = {
+        "notebook": "01.ipynb",
+        "status": "graded",
+        "score": sum(points),
+        "max_score": sum(maxes) + 4,
+        "questions": qs,
+        "submitted_at": submitted,
+        "submitted_from": "lms",
+    }
+    return {"student": "ann", "file": "ann.json", "score": sub["score"], "max_score": 9.0,
+            "lost": 0.0, "submissions": [sub]}  # fmt: skip
+
+
+def test_final_applies_each_decision_and_recomputes_totals():
+    term = T.Term(
+        overrides=[
+            T.Override("ann", "q0", "5", "extra credit", "P", "t"),  # above the max of 2
+            T.Override("ann", "q1", "excused", "ill", "P", "t"),
+            T.Override("ann", "w", "-1", "late page", "P", "t"),
+        ],
+        written={("ann", "w"): {"points": 3.0, "comment": "good", "grader": "g1", "when": "t"}},
+        due={"01.ipynb": datetime(2026, 1, 1, tzinfo=timezone.utc)},
+        policy=T.LatePolicy(per_day=0.1),
+    )
+    doc = _doc()
+    out = T.final(doc, term)
+    q = out["submissions"][0]["questions"]
+    assert q["q0"]["points"] == 5 and q["q0"]["override"]["graded_points"] == 1
+    assert q["q1"]["excused"] and q["q1"]["max_points"] == 0
+    assert q["w"]["status"] == "scored" and q["w"]["points"] == 2  # 3 written, then -1
+    # 5 + 0 + 2 = 7 of 2 + 0 + 4 = 6, then 1 day late: 10% of 6 = 0.6
+    assert out["submissions"][0]["late"]["days_late"] == 1
+    assert out["score"] == pytest.approx(6.4) and out["max_score"] == 6
+    assert doc["score"] == 1.0  # the grade file itself is left as it was
+
+
+def test_the_last_override_counts():
+    term = T.Term(
+        overrides=[
+            T.Override("ann", "q0", "2", "a", "P", "t1"),
+            T.Override("ann", "q0", "+0.5", "b", "P", "t2"),
+        ]
+    )
+    assert T.final(_doc(), term)["submissions"][0]["questions"]["q0"]["points"] == 1.5
+
+
+def test_written_scores_are_capped_at_the_question_maximum():
+    term = T.Term(written={("ann", "w"): {"points": 9.0, "comment": "", "grader": "", "when": ""}})
+    assert T.final(_doc(), term)["submissions"][0]["questions"]["w"]["points"] == 4
+
+
+# ---------------------------------------------------------------------------- term files
+@pytest.mark.parametrize(
+    ("name", "text", "words"),
+    [
+        ("overrides.csv", "student,question,points,why,by,when\nann,q,abc,x,y,z\n", "line 2"),
+        ("overrides.csv", "student,question,points,why,by,when\nann,q,inf,x,y,z\n", "finite"),
+        ("overrides.csv", "student,question,points,why,by,when\nann,q,3,,y,z\n", "why"),
+        ("overrides.csv", "student,points\nann,3\n", "no column question"),
+        ("written.csv", "student,question,points,comment,grader,when\nann,w,nan,,,\n", ">= 0"),
+        ("late.json", '{"due": {"a.ipynb": "2026-11-20T23:59"}}', "no time zone"),
+        ("late.json", '{"due": {}, "policy": {"per_day": 2}}', "fractions"),
+        ("late.json", "[1,", "not valid JSON"),
+        ("extensions.csv", "student,notebook,due,why,by,when\nann,*,tomorrow,x,y,z\n", "ISO"),
+    ],
+)
+def test_malformed_term_files_are_named_with_their_line(tmp_path, name, text, words):
+    (tmp_path / name).write_text(text)
+    with pytest.raises(T.TermError, match=words) as e:
+        T.load_term(tmp_path)
+    assert name in str(e.value)
+
+
+def test_submission_time_prefers_the_lms_and_falls_back_to_mtime(tmp_path):
+    nb = tmp_path / "a.ipynb"
+    nb.write_text("{}")
+    import os
+
+    os.utime(nb, (86400, 86400))
+    assert T.submission_time(nb, tmp_path) == ("1970-01-02T00:00:00Z", "mtime")
+    meta = {"submitted_at": "2026-03-01T10:00:00+01:00", "lms": "moodle"}
+    (tmp_path / T.SUBMISSION_FILE).write_text(json.dumps(meta))
+    assert T.submission_time(nb, tmp_path) == ("2026-03-01T09:00:00Z", "lms")
+    (tmp_path / T.SUBMISSION_FILE).write_text('{"submitted_at": "yesterday"}')
+    assert T.submission_time(nb, tmp_path)[1] == "mtime"  # unreadable: the file's time
+
+
+# ---------------------------------------------------------------------------- graders
+@given(st.lists(st.text(min_size=1), unique=True, max_size=40), st.integers(1, 7))
+def test_split_is_a_partition_in_near_equal_blocks(students, n):
+    blocks = W.split(students, n)
+    assert len(blocks) == n
+    assert sorted(s for b in blocks for s in b) == sorted(students)
+    sizes = [len(b) for b in blocks]
+    assert max(sizes) - min(sizes) <= 1
+
+
+def _graded_dir(tmp_path: Path) -> Path:
+    out = tmp_path / "out"
+    out.mkdir()
+    for student in ("ann", "bob"):
+        doc = _doc()
+        doc["student"], doc["file"] = student, f"{student}.json"
+        (out / f"{student}.json").write_text(json.dumps(doc))
+    (out / T.QUESTIONS_FILE).parent.mkdir()
+    (out / T.QUESTIONS_FILE).write_text(json.dumps({"questions": {}}))
+    return out
+
+
+def _sheet(path: Path, rows: list[tuple[str, str, str]]) -> Path:
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["file", "question", "points", "comment"])
+        w.writerows([(a, b, c, "") for a, b, c in rows])
+    return path
+
+
+def test_merge_checks_every_score(tmp_path):
+    out = _graded_dir(tmp_path)
+    bad = [
+        ([("ann.json", "w", "5")], "between 0 and 4"),
+        ([("zed.json", "w", "1")], "no grade file"),
+        ([("ann.json", "q0", "1")], "no written answer"),
+        ([("ann.json", "w", "one")], "not a number"),
+    ]
+    for rows, words in bad:
+        with pytest.raises(T.TermError, match=words):
+            W.merge(out, [_sheet(tmp_path / "s.csv", rows)])
+    a = _sheet(tmp_path / "a.csv", [("ann.json", "w", "1")])
+    b = _sheet(tmp_path / "b.csv", [("ann.json", "w", "2")])
+    with pytest.raises(T.TermError, match="scored 2 here and 1"):
+        W.merge(out, [a, b])
+    assert not (out / T.WRITTEN_FILE).exists()  # nothing half-merged
+    assert W.merge(out, [a, _sheet(tmp_path / "c.csv", [("bob.json", "w", "3")])]) == 2
+    book = {r["student"]: r for r in csv.DictReader((out / "gradebook.csv").open())}
+    assert book["ann"]["w"] == "1" and book["bob"]["w"] == "3"
+    assert W.merge(out, [_sheet(tmp_path / "d.csv", [("ann.json", "w", "4")])]) == 1
+    book = {r["student"]: r for r in csv.DictReader((out / "gradebook.csv").open())}
+    assert book["ann"]["w"] == "4" and book["bob"]["w"] == "3"  # a later merge replaces
+
+
+def test_override_command_refuses_what_it_cannot_apply(tmp_path):
+    out = _graded_dir(tmp_path)
+    base = ("override", out)
+    r = run_cli(*base, "zed", "q0", "--points", "1", "--why", "x", "--by", "y")
+    assert r.returncode == 2 and "no grade file for student 'zed'" in r.stderr
+    r = run_cli(*base, "ann", "nope", "--points", "1", "--why", "x", "--by", "y")
+    assert r.returncode == 2 and "no question 'nope'" in r.stderr
+    r = run_cli(*base, "ann", "q0", "--points", "-1", "--why", "x", "--by", "y")
+    assert r.returncode == 2 and "--add" in r.stderr  # a negative score is not a score
+    r = run_cli(*base, "ann", "q0", "--points", "1", "--by", "y")
+    assert r.returncode == 2  # --why is required
+    assert not (out / T.OVERRIDES_FILE).exists()
+    r = run_cli(*base, "ann", "q0", "--add", "2", "--why", "regrade", "--by", "TA")
+    assert r.returncode == 0, r.stderr
+    row = list(csv.DictReader((out / T.OVERRIDES_FILE).open()))[0]
+    assert (row["points"], row["why"], row["by"]) == ("+2", "regrade", "TA")
+    datetime.fromisoformat(row["when"].replace("Z", "+00:00"))  # when: an ISO time
+    page = (out / "feedback" / "ann.html").read_text()
+    assert "Changed by" in page and "regrade" in page
+
+
+# ---------------------------------------------------------------------------- errors
+def test_the_learners_line_is_read_from_their_own_source():
+    from tensorlab.grading.encode import decode, encode_raised
+
+    src = "def f(x):\n    y = 1\n    return x / 0\n"
+    code = compile(src + "f(1)\n", "/tmp/ipykernel_7/123.py", "exec")
+    try:
+        exec(code, {})
+    except ZeroDivisionError as e:
+        raised = decode(encode_raised(e))
+    assert (raised.line, raised.function, raised.first) == (3, "f", 1)
+    assert from_raised([src], raised) == {
+        "type": "ZeroDivisionError",
+        "lineno": 3,
+        "line": "return x / 0",
+    }
+    # a frame the answer cell does not define (another cell's helper): the type only
+    assert from_raised(["def g(x):\n    return x\n"], raised) == {"type": "ZeroDivisionError"}
+
+
+def test_a_cells_own_error_line_from_its_traceback():
+    tb = [
+        "\x1b[31m---------------------------------------------------------------\x1b[0m",
+        "Cell \x1b[0;32mIn[4], line 2\x1b[0m\n      1 x = 1\n----> 2 y = x + 'a'",
+        "File \x1b[0;32m/usr/lib/python3/site-packages/numpy/x.py:9\x1b[0m, in f",
+    ]
+    out = [{"output_type": "error", "ename": "TypeError", "evalue": "no", "traceback": tb}]
+    assert from_outputs("x = 1\ny = x + 'a'\n", out) == {
+        "type": "TypeError",
+        "lineno": 2,
+        "line": "y = x + 'a'",
+    }
+
+
+# ---------------------------------------------------------------------------- credit, weights
+def test_misconception_credit_and_weights_in_the_record():
+    from tensorlab.grading.model import Misconception
+
+    m = Misconception("flip", "flipped", credit=0.5)
+    v = Verdict("q", "failed", "values", "no", m, n_cases=4, n_passed=1)
+    rec = verdict_record(v, 3.0)
+    assert rec["points"] == 1.5 and rec["misconception_credit"] == 0.5
+    # per-case weights: cases 0 and 2 failed of weights 1, 2, 3, 4 -> 6 of 10
+    v = Verdict("q", "failed", "values", "no", n_cases=4, n_passed=2)
+    v.details["failed_cases"] = [0, 2]
+    assert verdict_record(v, 5.0, True, weights=[1, 2, 3, 4])["points"] == 3.0
+    assert verdict_record(v, 5.0, True)["points"] == 2.5  # unweighted: 2 of 4
+    assert verdict_record(Verdict("q", "passed"), 5.0, True, weights=[1, 2])["points"] == 5
+
+
+@pytest.mark.parametrize("credit", [1.0, -0.1, float("nan"), "half"])
+def test_misconception_credit_must_be_a_fraction(credit):
+    from tensorlab.grading.authoring import misconception
+
+    with pytest.raises((ValueError, TypeError), match="credit"):
+        misconception("k", "m", answer=1, credit=credit)
+
+
+def test_question_refuses_partial_on_a_value_and_weights_without_partial():
+    from tensorlab.grading.authoring import question
+
+    with pytest.raises(ValueError, match="value question has none"):
+        question("x.v", name="v", kind="value", partial=True)
+    with pytest.raises(ValueError, match="need partial=True"):
+        question("x.f", name="f", public=[(1,)], weights=[1])
+
+
+# ---------------------------------------------------------------------------- assign
+def _solution(tmp_path: Path, cell) -> Path:
+    from nbformat.v4 import new_notebook
+
+    nb = new_notebook()
+    nb.cells.append(cell)
+    folder = tmp_path / "sol"
+    folder.mkdir()
+    nbformat.write(nb, folder / "01_x.ipynb")
+    return folder
+
+
+def test_a_written_cell_becomes_your_answer_here(tmp_path):
+    from nbformat.v4 import new_markdown_cell
+
+    from tensorlab.grading.assign import assign
+
+    c = new_markdown_cell("Intro kept.\n### BEGIN SOLUTION\nThe model answer.\n### END SOLUTION")
+    c.metadata["tensorlab"] = {"role": "written", "question": "x.why", "points": 3,
+                               "rubric": ["clear", {"points": 2, "text": "correct"}]}  # fmt: skip
+    release = assign(_solution(tmp_path, c), tmp_path / "ex")
+    info = release.questions["x.why"]
+    assert (info.kind, info.points, info.assessment) == ("written", 3.0, "written")
+    assert info.rubric[1] == {"points": 2, "text": "correct"}
+    text = (tmp_path / "ex" / "01_x.ipynb").read_text()
+    assert "model answer" not in text and "YOUR ANSWER HERE" in text and "Intro kept." in text
+    assert "rubric" not in text  # the rubric stays with the graders
+
+
+@pytest.mark.parametrize(
+    ("cell_type", "meta", "words"),
+    [
+        ("code", {"role": "written", "question": "x.w"}, "must be a markdown cell"),
+        ("markdown", {"role": "written"}, "needs a 'question' id"),
+        ("markdown", {"role": "written", "question": "x.w", "points": -1}, "number >= 0"),
+        ("markdown", {"role": "written", "question": "x.w", "rubric": "be good"}, "rubric"),
+        ("markdown", {"role": "solution", "question": "x.w"}, "the roles are answer, check"),
+    ],
+)
+def test_assign_refuses_malformed_written_cells(tmp_path, cell_type, meta, words):
+    from nbformat.v4 import new_code_cell, new_markdown_cell
+
+    from tensorlab.grading.assign import AssignError, assign
+
+    c = (new_code_cell if cell_type == "code" else new_markdown_cell)("text")
+    c.metadata["tensorlab"] = meta
+    with pytest.raises(AssignError, match=words):
+        assign(_solution(tmp_path, c), tmp_path / "ex")
