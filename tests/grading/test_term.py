@@ -53,7 +53,7 @@ def test_policy_examples():
 @given(
     st.floats(0, 1),
     st.floats(0, 1),
-    st.integers(-10**7, 10**7),
+    st.integers(-(10**7), 10**7),
     st.integers(0, 10**6),
     st.floats(0, 100),
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import json
 import os
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
@@ -20,7 +20,7 @@ from grading_cli import run_cli
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 NB = "01_double.ipynb"
-QUESTION = '''from tensorlab.grading.authoring import misconception, question
+QUESTION = """from tensorlab.grading.authoring import misconception, question
 
 question(
     "t.double",
@@ -35,7 +35,7 @@ question(
     misconceptions=[
         misconception("squared", "You squared x.", answer=lambda x: x * x, credit=0.25)
     ],
-)'''
+)"""
 ANSWERS = {
     "ann": "def double(x):\n    return x * 2\n",
     "bob": "def double(x):\n    return x * x\n",  # the misconception: 25% credit
@@ -48,7 +48,7 @@ WRITTEN = {
     "ann": "2(a+b) = 2a+2b and 2(ca) = c(2a): additive and homogeneous.",
     "bob": "It just is.",
     "cy": None,  # left as released
-    "dee": "=HYPERLINK(\"http://x\") linear means additive",  # a formula: neutralised in sheets
+    "dee": '=HYPERLINK("http://x") linear means additive',  # a formula: neutralised in sheets
     "eve": "Additive and homogeneous.",
 }
 DUE = "2026-11-20T23:59:00Z"
