@@ -78,13 +78,16 @@ def _sandbox_note(command: str, mode: str) -> None:
 
 
 def cmd_assign(args) -> int:
-    from .grading.assign import AssignError, AuthoringError, assign
+    from .grading.assign import AssignError, assign
 
     try:
         release = assign(args.solutions_dir, args.exercises_dir)
-    except AssignError as e:
+    except AssignError as e:  # a malformed solution notebook: exit 2, as every bad input
         print(f"tensorlab assign: error: {e}", file=sys.stderr)
-        return 2 if isinstance(e, AuthoringError) else 1
+        return 2
+    except OSError as e:  # the exercises folder cannot be written
+        print(f"tensorlab assign: error: {e}", file=sys.stderr)
+        return 1
     n_nb, n_q = len(release.notebooks), len(release.questions)
     print(
         f"wrote {n_nb} exercise notebooks ({n_q} questions) and release.json to {args.exercises_dir}"
@@ -124,6 +127,12 @@ def cmd_grade(args) -> int:
     if Path(args.out).exists() and not Path(args.out).is_dir():
         return _usage_error("grade", f"--out {args.out} exists and is not a folder")
     release = args.release or _default_release()
+    if args.release is None and not (Path(release) / "release.json").is_file():
+        return _usage_error(
+            "grade",
+            "no --release given, and ./exercises holds no release.json: pass --release DIR, "
+            "the exercises folder `tensorlab assign` wrote (the one holding release.json)",
+        )
     try:
         mode = resolve(args.sandbox)
     except SandboxUnavailable as e:
@@ -144,6 +153,8 @@ def cmd_grade(args) -> int:
             progress=not args.quiet,
             sandbox=mode,
             cluster=args.cluster,
+            solutions=args.solutions,
+            need_solutions=True,
         )
     except ClusterUnavailable as e:
         return _usage_error("grade", str(e))
@@ -443,10 +454,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--cluster",
         metavar="ADDRESS",
         help="grade on a Dask cluster: tcp://HOST:PORT of a scheduler, or local:N worker "
-        "processes here; needs tensorlab[cluster] (default: this machine, --jobs kernels)",
+        "processes here; needs pip install 'tensorlab-course[cluster]' (default: this machine, --jobs kernels)",
     )
     g.add_argument(
         "--quiet", action="store_true", help="no progress bar (default: show the progress bar)"
+    )
+    g.add_argument(
+        "--solutions",
+        metavar="DIR",
+        help="your own questions' solution notebooks, the folder you gave `tensorlab assign` "
+        "(default: the folder 'solutions' beside the --release folder)",
     )
     limits(g, "the released exercises folder, holding release.json (default: ./exercises)")
     g.set_defaults(func=cmd_grade)

@@ -40,7 +40,8 @@ _KEEP_CELL_METADATA = ("tensorlab", "tags", "editable", "deletable")
 
 
 class AssignError(ValueError):
-    """A solution notebook cannot be turned into an exercise (malformed markers, bad metadata)."""
+    """A solution notebook cannot be turned into an exercise (malformed markers, bad metadata;
+    ``tensorlab assign`` exits 2)."""
 
 
 class AuthoringError(AssignError):
@@ -398,8 +399,9 @@ def assign(solutions_dir: str | os.PathLike, exercises_dir: str | os.PathLike) -
             if qid in release.questions:
                 raise AssignError(f"{path.name}: question {qid!r} also appears in another notebook")
             release.questions[qid] = info
-    if authored_nbs:  # where `grade` finds the references: the instructor's own folder
-        release.authored = {"solutions": str(src.resolve()), "notebooks": authored_nbs}
+    if authored_nbs:  # the solution notebooks' hashes (never their folder: release.json goes
+        # to learners; `grade` finds the solutions beside the exercises, or --solutions)
+        release.authored = {"notebooks": authored_nbs}
     dst.mkdir(parents=True, exist_ok=True)
     for name, data in outputs.items():
         write_atomic(dst / name, data)

@@ -103,6 +103,13 @@ class _Reference:
         return inspect.signature(self.ns[self.name])
 
 
+class _Value(_Reference):
+    """A value question's reference: ``name`` as the instructor's notebook binds it."""
+
+    def __call__(self):
+        return self.ns[self.name]
+
+
 class _NoReference:
     """A learner's public check has no reference, only its parameters' names."""
 
@@ -191,7 +198,7 @@ def question(
         kind="value" if kind == "value" else "function",
         prompt=prompt,
         todo=todo or f"define `{name}` (see the question above)",
-        reference=(lambda: ns[name]) if kind == "value" else reference,
+        reference=_Value(ns, name) if kind == "value" else reference,
         cases=None if kind == "value" else all_cases,
         strategy=(lambda: strategy) if strategy is not None else None,
         expect=expect,
@@ -333,13 +340,14 @@ def _known() -> set:
     return set(_authored)
 
 
-def read_solutions(info: dict | None) -> dict | None:
+def read_solutions(info: dict | None, folder=None) -> dict | None:
     """``{notebook: [(index, source)]}`` of a release's authored notebooks (``info``:
-    ``Release.authored``), read from the solutions folder ``assign`` recorded; None if it is
-    not here (a learner's machine)."""
+    ``Release.authored``), read from the solutions ``folder`` (else the one an older release
+    recorded); None if they are not there (a learner's machine). ``ValueError`` when a
+    solution notebook there changed since ``assign``."""
     if not info:
         return None
-    folder = Path(info.get("solutions", ""))
+    folder = Path(folder if folder is not None else info.get("solutions", "") or "\0")
     out = {}
     for name, digest in info.get("notebooks", {}).items():
         path = folder / name
@@ -515,6 +523,12 @@ def validate(q: Authored) -> str | None:
     from .encode import decode, encode, encode_args
     from .judge import _matches, copy_args
 
+    ns = getattr(q.reference, "ns", None) or getattr(q, "namespace", None)
+    if isinstance(ns, dict) and q.name not in ns:
+        return (
+            f"your solution notebook defines no `{q.name}` (name={q.name!r}: the answer cell "
+            "must define it, or fix the name)"
+        )
     if q.kind != "value":
         problem = _check_weights(q)
         if problem:

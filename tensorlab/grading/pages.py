@@ -161,6 +161,13 @@ def _mark_late(late: dict) -> str:
     return f'<p class="muted">{text}: on time.</p>'
 
 
+def _in_order(questions: dict, info: dict) -> dict:
+    """``questions`` in the release's order (a grade file keeps them sorted by id), the same
+    on every run."""
+    rank = {q: i for i, q in enumerate(info)}
+    return dict(sorted(questions.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
+
+
 def student_page(doc: dict, hidden: set[str] = frozenset(), info: dict | None = None) -> bytes:
     """A student's feedback page from their grade file ``doc`` (with the term applied:
     ``term.final``); ``info``: the release's questions (titles, kinds), by id."""
@@ -186,7 +193,7 @@ def student_page(doc: dict, hidden: set[str] = frozenset(), info: dict | None = 
             out.append(f'<p class="warn">{_e(sub["reason"])}</p>')
         if sub.get("late"):
             out.append(_mark_late(sub["late"]))
-        questions = sub.get("questions") or {}
+        questions = _in_order(sub.get("questions") or {}, info)
         if questions:
             out.append("<table><tr><th>Question</th><th>Result</th><th>Points</th><th></th></tr>")
             out += [_question_row(q, r, q in hidden, info.get(q)) for q, r in questions.items()]
@@ -270,6 +277,7 @@ def summarise(docs: list[dict], info: dict | None = None) -> dict:
                     q["mis"][(rec["misconception"], rec.get("misconception_message") or "")] += 1
                 if rec.get("status") in KILLED:
                     killed.append((doc["student"], nb, qid, rec.get("status")))
+    questions = _in_order(questions, info or {})
     unsolved = sorted(
         q
         for q, d in questions.items()

@@ -349,3 +349,75 @@ def test_assign_refuses_malformed_written_cells(tmp_path, cell_type, meta, words
     c.metadata["tensorlab"] = meta
     with pytest.raises(AssignError, match=words):
         assign(_solution(tmp_path, c), tmp_path / "ex")
+
+
+# ---------------------------------------------------------------------------- small things
+def test_a_wrong_name_says_the_solution_defines_no_such_name(tmp_path):
+    from nbformat.v4 import new_code_cell
+
+    from tensorlab.grading.assign import AuthoringError, assign
+
+    nb = nbformat.v4.new_notebook()
+    answer = new_code_cell(
+        "def same_pad(x):\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION"
+    )
+    answer.metadata["tensorlab"] = {"role": "answer", "question": "x.pad"}
+    decl = new_code_cell(
+        "from tensorlab.grading.authoring import question\n"
+        'question("x.pad", name="same_padd", public=[(1,)])'
+    )
+    decl.metadata["tensorlab"] = {"role": "question", "question": "x.pad"}
+    nb.cells += [answer, decl]
+    (tmp_path / "sol").mkdir()
+    nbformat.write(nb, tmp_path / "sol" / "01_x.ipynb")
+    with pytest.raises(AuthoringError, match="defines no `same_padd`"):
+        assign(tmp_path / "sol", tmp_path / "ex")
+
+
+def test_grade_without_release_says_to_pass_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "class").mkdir()
+    r = run_cli("grade", "class", "--out", "out", "--sandbox", "none")
+    assert r.returncode == 2 and "pass --release DIR" in r.stderr
+    assert "run `tensorlab assign" not in r.stderr
+
+
+def test_grading_an_authored_course_needs_its_solutions(tmp_path):
+    import shutil
+
+    from tensorlab.grading.assign import assign
+
+    solutions = Path(__file__).parents[2] / "tensorlab" / "examples" / "authoring" / "solutions"
+    assign(solutions, tmp_path / "ex")  # not beside a folder named solutions
+    (tmp_path / "class" / "ann").mkdir(parents=True)
+    shutil.copy(tmp_path / "ex" / "01_my_questions.ipynb", tmp_path / "class" / "ann")
+    args = ("grade", tmp_path / "class", "--out", tmp_path / "out", "--sandbox", "none")
+    r = run_cli(*args, "--release", tmp_path / "ex")
+    assert r.returncode == 1 and "pass --solutions DIR" in r.stderr
+    assert not (tmp_path / "out").exists()
+    release = json.loads((tmp_path / "ex" / "release.json").read_text())
+    assert str(solutions) not in json.dumps(release)  # learners never get the path
+
+
+def test_the_progress_line_shows_the_notebooks_own_time():
+    import io
+
+    from tensorlab.grading.grade import Progress
+
+    stream = io.StringIO()
+    p = Progress(2, stream=stream)
+    p.update(
+        {"student": "ann", "notebook": "a.ipynb", "score": 1, "max_score": 2, "duration_s": 2.5}
+    )
+    assert "ann/a.ipynb: 1/2 in 2.5s (" in stream.getvalue()
+
+
+def test_questions_in_the_release_order_on_every_page():
+    from tensorlab.grading.pages import student_page
+
+    qs = {q: {"status": "passed", "points": 1, "max_points": 1} for q in ("a.z", "b.y", "c.x")}
+    doc = {"student": "ann", "score": 3, "max_score": 3, "submissions": [
+        {"notebook": "n.ipynb", "score": 3, "max_score": 3, "questions": qs}]}  # fmt: skip
+    info = {"c.x": {"title": "Third"}, "a.z": {}, "b.y": {"title": "Second"}}
+    page = student_page(doc, set(), info).decode()
+    assert page.index("Third") < page.index("a.z") < page.index("Second")
