@@ -494,13 +494,13 @@ def refresh(out_dir) -> None:
         write_report(out)
 
 
-# the release's questions as graded (titles, points, kinds), in a folder no student's grade
-# file can be named like (``collect.student_file``) and no ``DIR/*.json`` reader sees
-QUESTIONS_FILE = ".tensorlab/questions.json"
+# the release's questions as graded (titles, points, kinds), in a folder: no student's grade
+# file is named like it (``collect.student_file``), no ``DIR/*.json`` reader sees it
+QUESTIONS_FILE = "release/questions.json"
 
 
 def load_questions(out_dir) -> dict[str, dict]:
-    """``DIR/.tensorlab/questions.json`` (written by ``grade``): {qid: the release's entry}, in the
+    """``DIR/release/questions.json`` (written by ``grade``): {qid: the release's entry}, in the
     release's order; empty when absent (a folder graded by an older tensorlab)."""
     try:
         doc = json.loads((Path(out_dir) / QUESTIONS_FILE).read_text(encoding="utf-8"))
