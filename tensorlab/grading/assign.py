@@ -180,6 +180,7 @@ def make_exercise(nb, name: str, authored: list | None = None):
             new["id"] = cell_id
             new["metadata"] = {"tensorlab": {"role": "written", "question": info.id}}
             new["source"] = _written_source(cell.source, where)
+            out.cells.append(_points_cell(info, f"{cell_id}-points"[-64:]))
             out.cells.append(new)
             continue
         if role == "question" and own is None:
@@ -269,11 +270,14 @@ def _points_cell(q, cell_id: str):
     import nbformat
 
     head = f"**{q.title or q.id}** · {q.points:g} point{'' if q.points == 1 else 's'}"
-    if q.assessment != "free":
+    if q.assessment not in ("free", "written"):
         head += f" · {q.assessment}"
     if getattr(q, "partial", False):
         head += " · partial credit per input"
-    cell = nbformat.v4.new_markdown_cell(head + (f"\n\n{q.prompt}" if q.prompt else ""))
+    if getattr(q, "kind", "") == "written":
+        head += " (scored by a person: write your answer in the cell below)"
+    prompt = getattr(q, "prompt", "")
+    cell = nbformat.v4.new_markdown_cell(head + (f"\n\n{prompt}" if prompt else ""))
     cell["id"] = cell_id
     return cell
 

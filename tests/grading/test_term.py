@@ -328,6 +328,7 @@ def test_a_written_cell_becomes_your_answer_here(tmp_path):
     text = (tmp_path / "ex" / "01_x.ipynb").read_text()
     assert "model answer" not in text and "YOUR ANSWER HERE" in text and "Intro kept." in text
     assert "rubric" not in text  # the rubric stays with the graders
+    assert "3 points" in text and "scored by a person" in text
 
 
 @pytest.mark.parametrize(
@@ -421,3 +422,13 @@ def test_questions_in_the_release_order_on_every_page():
     info = {"c.x": {"title": "Third"}, "a.z": {}, "b.y": {"title": "Second"}}
     page = student_page(doc, set(), info).decode()
     assert page.index("Third") < page.index("a.z") < page.index("Second")
+
+
+def test_the_answers_page_shows_each_answer_escaped(tmp_path):
+    out = _graded_dir(tmp_path)
+    doc = json.loads((out / "ann.json").read_text())
+    doc["submissions"][0]["questions"]["w"]["answer"] = "<script>alert(1)</script> my answer"
+    (out / "ann.json").write_text(json.dumps(doc))
+    assert W.write_page(out, tmp_path / "answers.html") == 2
+    page = (tmp_path / "answers.html").read_text()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; my answer" in page and "<script" not in page
