@@ -6,13 +6,18 @@ has one definition.
 A question's record::
 
     {"status", "points", "max_points", "stage", "message", "misconception",
-     "misconception_message", "cases_passed", "cases", "partial"}
+     "misconception_message", "cases_passed", "cases", "partial"}  (+ "misconception_hint",
+     "misconception_credit", "weighted", "error": {"type", "lineno", "line"} (the learner's
+     own line), "answer" (a written answer's text; status "needs_grading") when they apply)
 
 A notebook's record::
 
     {"path", "student", "notebook", "sha256", "status", "reason", "restarts", "score",
      "max_score", "questions": {qid: question record}}  (+ "duration_s", "attempts",
-     "traceback" when they apply)
+     "traceback", "submitted_at" / "submitted_from" (``term``) when they apply)
+
+The grade files hold what the grader found; what people decided (overrides, written scores,
+late penalties) is applied on reading, by ``term.final`` (``term.load_final``).
 """
 
 from __future__ import annotations
