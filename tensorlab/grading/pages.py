@@ -101,7 +101,7 @@ def _question_row(qid: str, rec: dict, hide: bool, info: dict | None = None) -> 
         pts += f' <span class="muted">({rec.get("cases_passed")}/{rec["cases"]} inputs)</span>'
     message = rec.get("message") or ""
     status = rec.get("status", "")
-    if hide and status == "failed" and message:
+    if hide and status == "failed" and message and rec.get("stage") != "rules":
         # the grader's message may name a value at a hidden input: the stage only, unless the
         # answer raised (the learner's own error: its type and the line of their cell)
         stage = rec.get("stage") or "checks"

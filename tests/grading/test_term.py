@@ -432,3 +432,44 @@ def test_the_answers_page_shows_each_answer_escaped(tmp_path):
     assert W.write_page(out, tmp_path / "answers.html") == 2
     page = (tmp_path / "answers.html").read_text()
     assert "&lt;script&gt;alert(1)&lt;/script&gt; my answer" in page and "<script" not in page
+
+
+@pytest.mark.parametrize(
+    ("rec", "shown", "not_shown"),
+    [
+        (  # a timeout is the learner's own: said as it is, never "failed at the checks stage"
+            {"status": "timeout", "message": "the answer cell did not finish within the time limit"},
+            "did not finish within the time limit",
+            "checks stage",
+        ),
+        (  # their cell raised as it ran: type, message and their line
+            {"status": "error", "message": "the answer cell raised TypeError: bad operand",
+             "error": {"type": "TypeError", "lineno": 2, "line": "y = x + 'a'"}},
+            "line 2:  y = x + 'a'",
+            "runs stage",
+        ),
+        (  # their function raised on a hidden input: the type and line, never the message
+            {"status": "failed", "stage": "runs", "cases": 9, "cases_passed": 1,
+             "message": "your function raised IndexError: index 7 is out of bounds for size 5",
+             "error": {"type": "IndexError", "lineno": 3, "line": "return x[7]"}},
+            "raised IndexError on an input (1 of 9 inputs pass)",
+            "out of bounds",
+        ),
+        (  # a value at a hidden input stays withheld
+            {"status": "failed", "stage": "values", "message": "expected 3.25, yours 4.5"},
+            "failed at the values stage",
+            "3.25",
+        ),
+    ],
+)  # fmt: skip
+def test_feedback_shows_the_learners_own_error_never_a_hidden_value(rec, shown, not_shown):
+    import html
+    import re
+
+    from tensorlab.grading.pages import student_page
+
+    rec = {"points": 0, "max_points": 1, **rec}
+    doc = {"student": "ann", "score": 0, "max_score": 1, "submissions": [
+        {"notebook": "n.ipynb", "score": 0, "max_score": 1, "questions": {"q": rec}}]}  # fmt: skip
+    page = html.unescape(re.sub(r"<[^>]+>", " ", student_page(doc, {"q"}).decode()))
+    assert shown in page and not_shown not in page
