@@ -46,6 +46,9 @@ LATE_FILE = "late.json"
 EXTENSIONS_FILE = "extensions.csv"
 OVERRIDE_COLUMNS = ("student", "question", "points", "why", "by", "when")
 WRITTEN_COLUMNS = ("student", "question", "points", "comment", "grader", "when")
+# written by `tensorlab written --merge` (not required in a hand-made file): the scored answer's
+# digest, so a resubmitted, changed answer is graded again, never given the old score
+ANSWER_DIGEST = "answer_sha256"
 EXTENSION_COLUMNS = ("student", "notebook", "due", "why", "by", "when")
 SUBMISSION_FILE = ".tensorlab-submission.json"  # written by `tensorlab collect` (part B)
 EXCUSED = "excused"
@@ -309,7 +312,13 @@ def final(doc: dict, term: Term) -> dict:
         questions = sub.get("questions") or {}
         for qid, rec in questions.items():
             w = term.written.get((_key(student), qid))
-            if w is not None and rec.get("status") in ("needs_grading", "scored"):
+            if w is not None and not scored_answer(w, rec):
+                rec["written_stale"] = {k: w.get(k, "") for k in ("points", "grader", "when")}
+                rec["message"] = (
+                    f"your answer changed after {w.get('grader') or 'a grader'} scored it "
+                    f"({w['points']:g} points): it will be scored again"
+                )
+            elif w is not None and rec.get("status") in ("needs_grading", "scored"):
                 rec["status"] = "scored"
                 rec["message"] = ""
                 rec["points"] = min(float(w["points"]), float(rec.get("max_points", 0)))
@@ -340,6 +349,19 @@ def final(doc: dict, term: Term) -> dict:
     doc["score"] = float(sum(float(s.get("score", 0)) for s in graded))
     doc["max_score"] = float(sum(float(s.get("max_score", 0)) for s in graded))
     return doc
+
+
+def answer_digest(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(str(text).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def scored_answer(w: dict, rec: dict) -> bool:
+    """Whether the written score ``w`` was given to the answer ``rec`` holds now (a score
+    without a digest, as typed by hand, is for whatever the answer is)."""
+    digest = w.get(ANSWER_DIGEST)
+    return not digest or answer_digest(rec.get("answer", "")) == digest
 
 
 def _late(sub: dict, student: str, term: Term) -> None:

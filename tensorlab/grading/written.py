@@ -117,7 +117,7 @@ def records(template: dict, submission: dict, infos: dict) -> dict[str, dict]:
 def _answers(out_dir, include_scored: bool) -> list[dict]:
     from .pages import load_class
     from .records import UNASSIGNED
-    from .term import load_questions, load_term
+    from .term import load_questions, load_term, scored_answer
 
     info = load_questions(out_dir)
     term = load_term(out_dir)
@@ -130,6 +130,8 @@ def _answers(out_dir, include_scored: bool) -> list[dict]:
                 if rec.get("status") != "needs_grading":
                     continue
                 scored = term.written.get((doc["student"], qid))
+                if scored is not None and not scored_answer(scored, rec):
+                    scored = None  # the answer changed since it was scored: grade it again
                 if scored is not None and not include_scored:
                     continue
                 q = info.get(qid, {})
@@ -196,7 +198,16 @@ def merge(out_dir, sheets) -> int:
     gradebook and pages; the number of scores merged. ``TermError`` names sheet and line."""
     from .assign import write_atomic
     from .pages import load_class
-    from .term import WRITTEN_COLUMNS, WRITTEN_FILE, TermError, _read_csv, now, refresh
+    from .term import (
+        ANSWER_DIGEST,
+        WRITTEN_COLUMNS,
+        WRITTEN_FILE,
+        TermError,
+        _read_csv,
+        answer_digest,
+        now,
+        refresh,
+    )
 
     out = Path(out_dir)
     docs = {d["file"]: d for d in load_class(out)}
@@ -234,6 +245,7 @@ def merge(out_dir, sheets) -> int:
                 "comment": r.get("comment", ""),
                 "grader": r.get("grader", "") or Path(sheet).stem,
                 "when": now(),
+                ANSWER_DIGEST: answer_digest(rec.get("answer", "")),
             }
             if key in new and new[key][0]["points"] != row["points"]:
                 raise TermError(
@@ -247,9 +259,10 @@ def merge(out_dir, sheets) -> int:
     existing.update({k: v[0] for k, v in new.items()})
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(WRITTEN_COLUMNS)
+    columns = (*WRITTEN_COLUMNS, ANSWER_DIGEST)
+    writer.writerow(columns)
     for key in sorted(existing):
-        writer.writerow([existing[key].get(c, "") for c in WRITTEN_COLUMNS])
+        writer.writerow([existing[key].get(c, "") for c in columns])
     write_atomic(out / WRITTEN_FILE, buf.getvalue().encode("utf-8"))
     refresh(out)
     return len(new)

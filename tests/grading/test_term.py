@@ -473,3 +473,21 @@ def test_feedback_shows_the_learners_own_error_never_a_hidden_value(rec, shown, 
         {"notebook": "n.ipynb", "score": 0, "max_score": 1, "questions": {"q": rec}}]}  # fmt: skip
     page = html.unescape(re.sub(r"<[^>]+>", " ", student_page(doc, {"q"}).decode()))
     assert shown in page and not_shown not in page
+
+
+def test_a_changed_answer_is_graded_again_never_given_the_old_score(tmp_path):
+    out = _graded_dir(tmp_path)
+    W.merge(out, [_sheet(tmp_path / "a.csv", [("ann.json", "w", "3")])])
+    book = {r["student"]: r for r in csv.DictReader((out / "gradebook.csv").open())}
+    assert book["ann"]["w"] == "3"
+    doc = json.loads((out / "ann.json").read_text())  # a regrade of a resubmission
+    doc["submissions"][0]["questions"]["w"]["answer"] = "a new answer"
+    (out / "ann.json").write_text(json.dumps(doc))
+    T.refresh(out)
+    book = {r["student"]: r for r in csv.DictReader((out / "gradebook.csv").open())}
+    assert book["ann"]["w"] == "0"
+    assert "changed after" in (out / "feedback" / "ann.html").read_text()
+    paths, n = W.write_sheets(out, tmp_path / "sheets")
+    rows = list(csv.DictReader(paths[0].open()))
+    assert n == 2 and {r["file"] for r in rows} == {"ann.json", "bob.json"}
+    assert [r["points"] for r in rows if r["file"] == "ann.json"] == [""]
