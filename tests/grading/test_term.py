@@ -491,3 +491,44 @@ def test_a_changed_answer_is_graded_again_never_given_the_old_score(tmp_path):
     rows = list(csv.DictReader(paths[0].open()))
     assert n == 2 and {r["file"] for r in rows} == {"ann.json", "bob.json"}
     assert [r["points"] for r in rows if r["file"] == "ann.json"] == [""]
+
+
+_POINTS = st.one_of(
+    st.floats(0, 10).map(lambda x: f"{x:g}"),
+    st.floats(-10, 10).map(lambda x: f"{x:+g}"),
+    st.just("excused"),
+)
+
+
+@given(
+    st.lists(st.tuples(st.floats(0, 5), st.floats(0.5, 5)), min_size=1, max_size=5),
+    st.lists(st.tuples(st.integers(0, 4), _POINTS), max_size=6),
+    st.integers(-3, 10),
+)
+def test_final_totals_are_the_sum_of_their_parts(questions, overrides, days_late):
+    qs = {
+        f"q{i}": {"status": "failed", "points": min(p, m), "max_points": m}
+        for i, (p, m) in enumerate(questions)
+    }
+    due = datetime(2026, 1, 10, tzinfo=timezone.utc)
+    sub = {"notebook": "n.ipynb", "status": "graded", "questions": qs,
+           "submitted_at": T.iso(due + timedelta(days=days_late, seconds=1))}  # fmt: skip
+    doc = {"student": "ann", "submissions": [sub]}
+    term = T.Term(
+        overrides=[T.Override("ann", f"q{i}", p, "w", "b", "t") for i, p in overrides],
+        due={"n.ipynb": due},
+        policy=T.LatePolicy(per_day=0.1, cap=0.5),
+    )
+    out = T.final(doc, term)
+    s = out["submissions"][0]
+    points = sum(r["points"] for r in s["questions"].values())
+    top = sum(r["max_points"] for r in s["questions"].values())
+    assert all(r["points"] >= 0 for r in s["questions"].values())
+    assert s["max_score"] == pytest.approx(top) and out["max_score"] == pytest.approx(top)
+    assert 0 <= s["score"] <= points + 1e-9
+    assert s["score"] == pytest.approx(max(0.0, points - s["late"]["penalty"]), abs=1e-3)
+    days = days_late + 1 if days_late >= 0 else 0  # started days after the due time
+    assert s["late"]["days_late"] == days
+    lost = min(0.5, 0.1 * days) * top
+    assert s["late"]["penalty"] == pytest.approx(min(points, lost), abs=1e-3)
+    assert out["score"] == s["score"]
