@@ -22,6 +22,7 @@ from .pages import REPORT_FILE, report_page, summarise
 from .records import GRADEBOOK_COLUMNS, UNASSIGNED, gradebook_row, student_doc
 from .release import Release
 from .term import QUESTIONS_FILE, Term, final, load_term, questions_json
+from .term import load_final  # noqa: F401 - what report and export read (the term applied)
 
 
 def _key(rec: dict) -> str:
