@@ -21,8 +21,14 @@ from .collect import student_file
 from .pages import REPORT_FILE, report_page, summarise
 from .records import GRADEBOOK_COLUMNS, UNASSIGNED, gradebook_row, student_doc
 from .release import Release
-from .term import QUESTIONS_FILE, Term, final, load_term, questions_json
-from .term import load_final  # noqa: F401 - what report and export read (the term applied)
+from .term import (
+    QUESTIONS_FILE,
+    Term,
+    final,
+    load_final,  # noqa: F401 - what report and export read (the term applied)
+    load_term,
+    questions_json,
+)
 
 
 def _key(rec: dict) -> str:
