@@ -162,7 +162,7 @@ class _Pickler(pickle._Pickler):
             return (_g("torch._utils", "_rebuild_tensor_v2"), (*args, OrderedDict()))
         from .nn.modules.module import Module
 
-        if isinstance(obj, Module) and _mirrors_torch(type(obj).__module__ or ""):
+        if isinstance(obj, Module):  # a user's own subclass too: its state as torch's
             import copyreg
 
             return (copyreg.__newobj__, (type(obj),), _torch_module_state(obj))

@@ -61,7 +61,19 @@ def _models(lib):
         "lstm": (nn.LSTM(3, 4, num_layers=2, batch_first=True), (2, 5, 3)),
         "gru": (nn.GRU(3, 2), (4, 1, 3)),
         "norms": (nn.Sequential(nn.LayerNorm(6), nn.GELU(), nn.Linear(6, 6)), (3, 6)),
+        "own": (Net() if lib is tl else None, (4, 3)),
     }
+
+
+class Net(tl.nn.Module):
+    """A learner's own module (pickled as ``__main__.Net``, as from a notebook or a script)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = tl.nn.Linear(3, 2)
+
+    def forward(self, x):
+        return self.fc(x).relu() * 2
 
 
 def _out(y):
@@ -74,6 +86,15 @@ TORCH_SIDE = textwrap.dedent(
     sys.modules["tensorlab"] = None  # torch alone: no tensorlab class can stand in
     import numpy as np
     import torch
+
+    class Net(torch.nn.Module):  # the learner's own class, as their torch program defines it
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(3, 2)
+
+        def forward(self, x):
+            return self.fc(x).relu() * 2
+
     kinds = {}
     for spec in json.loads(sys.argv[1]):
         m = torch.load(spec["path"], weights_only=False)
@@ -87,9 +108,12 @@ TORCH_SIDE = textwrap.dedent(
 )
 
 
-def test_tensorlab_models_load_in_torch_as_torch_modules(tmp_path, torch):
+def test_tensorlab_models_load_in_torch_as_torch_modules(tmp_path, torch, monkeypatch):
     """Every model of ``_models`` saved by tensorlab, loaded and run by torch alone (one
-    subprocess for all: importing torch is the slow part)."""
+    subprocess for all: importing torch is the slow part); a learner's own class is found in
+    the loading program's ``__main__``, as torch does it."""
+    monkeypatch.setattr(Net, "__module__", "__main__")
+    monkeypatch.setattr(sys.modules["__main__"], "Net", Net, raising=False)
     specs, expected = [], {}
     for name in _models(tl):
         tl.manual_seed(0)
@@ -111,13 +135,15 @@ def test_tensorlab_models_load_in_torch_as_torch_modules(tmp_path, torch):
         [sys.executable, "-c", TORCH_SIDE, json.dumps(specs)], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert json.loads(done.stdout) == {name: ["torch"] for name in expected}
+    kinds = json.loads(done.stdout)
+    assert kinds.pop("own") == ["__main__", "torch"]
+    assert kinds == {name: ["torch"] for name in expected if name != "own"}
     for name, want in expected.items():
         got = np.load(tmp_path / f"{name}-y.npy")
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=name)
 
 
-@pytest.mark.parametrize("name", list(_models(tl)))
+@pytest.mark.parametrize("name", [n for n in _models(tl) if n != "own"])
 def test_a_torch_model_loads_in_tensorlab_as_tensorlab_modules(name, tmp_path, torch):
     torch.manual_seed(0)
     model, shape = _models(torch)[name]
