@@ -1,4 +1,5 @@
-"""The ``tensorlab`` command: ``start``, ``assign``, ``grade``, ``check``, ``report``, ``export``.
+"""The ``tensorlab`` command: ``start``, ``assign``, ``collect``, ``grade``, ``check``, ``report``,
+``export``.
 
 Exit statuses, the same for every command (README, "Exit statuses"):
 
@@ -113,6 +114,7 @@ def _on_sigterm(exc: type[BaseException]):
 def cmd_grade(args) -> int:
     from .grading.cluster import ClusterUnavailable
     from .grading.grade import grade
+    from .grading.lms import looks_like_download
     from .grading.sandbox import SandboxUnavailable, resolve
     from .grading.text import terminal
 
@@ -120,6 +122,14 @@ def cmd_grade(args) -> int:
         problem = _bad_path(path, folders=True)
         if problem:
             return _usage_error("grade", problem)
+        lms = looks_like_download(path)
+        if lms is not None:
+            return _usage_error(
+                "grade",
+                f"{path} is laid out as a {lms.capitalize()} download, not a class folder of "
+                f"<student>/<NN_topic>.ipynb: run `tensorlab collect {path} --out CLASS` "
+                "first, then grade CLASS",
+            )
     if Path(args.out).exists() and not Path(args.out).is_dir():
         return _usage_error("grade", f"--out {args.out} exists and is not a folder")
     release = args.release or _default_release()
@@ -321,6 +331,16 @@ GRADE_DESCRIPTION = (
     "fatal: the exit status is 0 when every submission was recorded, 1 when the grader itself "
     "fails, 2 for a usage error, 130/143 when interrupted."
 )
+COLLECT_DESCRIPTION = (
+    "Turn an LMS's bulk download of an assignment (Canvas: Download Submissions; Moodle: "
+    "Download all submissions, with or without folders) into a class folder CLASS/<student>/"
+    "<NN_topic>.ipynb that `tensorlab grade` reads. Each student's LMS identity (Canvas user "
+    "id or Moodle participant id, name, Canvas's late flag) is kept in CLASS/<student>/"
+    ".tensorlab-submission.json and CLASS/roster.csv (for `tensorlab export`). Renamed "
+    "notebooks (04_strides (1).ipynb, Copy of ..., -Copy1, Canvas's -1 of a second upload) "
+    "are saved under the released name; of several copies the newest upload is used. A "
+    "download laid out as neither LMS names its files is an error (exit 2)."
+)
 CHECK_DESCRIPTION = (
     "Grade your own notebook(s) exactly as `tensorlab grade` would and print each question's "
     "verdict with the likely misconception. Uses the release.json next to the notebook (the "
@@ -408,6 +428,40 @@ def build_parser() -> argparse.ArgumentParser:
             help="memory cap per kernel, e.g. 512M, 4G; 0 for no cap (default: 4G)",
         )
 
+    k = sub.add_parser(
+        "collect",
+        help="turn a Canvas or Moodle bulk download into a class folder (and its roster)",
+        description=COLLECT_DESCRIPTION,
+    )
+    k.add_argument(
+        "download",
+        metavar="DOWNLOAD",
+        help="the zip Canvas (Download Submissions) or Moodle (Download all submissions) "
+        "gave you, or the folder it unpacks to",
+    )
+    k.add_argument(
+        "--out", required=True, metavar="CLASS", help="the class folder to write (required)"
+    )
+    k.add_argument(
+        "--lms",
+        choices=("auto", "canvas", "moodle"),
+        default="auto",
+        help="which LMS made the download (default: auto, from its file names)",
+    )
+    k.add_argument(
+        "--notebook",
+        metavar="NAME",
+        help="the released notebook this download is the assignment of: a student's only "
+        "notebook is saved under this name whatever they called it (default: names are "
+        "matched to the released notebooks)",
+    )
+    k.add_argument(
+        "--release",
+        metavar="DIR",
+        help="the released exercises folder, holding release.json (default: ./exercises)",
+    )
+    k.set_defaults(func=cmd_collect)
+
     g = sub.add_parser(
         "grade",
         help="grade submitted notebooks in sandboxed kernels",
@@ -442,7 +496,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--cluster",
         metavar="ADDRESS",
         help="grade on a Dask cluster: tcp://HOST:PORT of a scheduler, or local:N worker "
-        "processes here; needs tensorlab[cluster] (default: this machine, --jobs kernels)",
+        "processes here; needs Dask: pip install 'tensorlab-course[cluster]' (default: this "
+        "machine, --jobs kernels)",
     )
     g.add_argument(
         "--quiet", action="store_true", help="no progress bar (default: show the progress bar)"
@@ -514,6 +569,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     e.set_defaults(func=cmd_export)
     return p
+
+
+def cmd_collect(args) -> int:
+    from .grading.lms import LayoutError, collect_download, summary_lines
+    from .grading.release import Release
+
+    if not Path(args.download).exists():
+        return _usage_error("collect", f"{args.download}: no such file or folder")
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        return _usage_error("collect", f"--out {args.out} exists and is not a folder")
+    release_dir = args.release or _default_release()
+    try:
+        release = Release.load(release_dir)
+    except (OSError, ValueError, KeyError) as e:
+        return _usage_error("collect", f"cannot read the release in {release_dir}: {e}")
+    try:
+        summary = collect_download(
+            args.download, args.out, release, lms=args.lms, notebook=args.notebook
+        )
+    except (LayoutError, ValueError) as e:
+        return _usage_error("collect", str(e))
+    except OSError as e:
+        print(f"tensorlab collect: error: {e}", file=sys.stderr)
+        return 1
+    lines = summary_lines(summary, args.out)
+    print(lines[0])
+    for line in lines[1:]:
+        print(line, file=sys.stderr)
+    return 0
 
 
 def cmd_report(args) -> int:
