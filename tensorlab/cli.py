@@ -341,6 +341,20 @@ COLLECT_DESCRIPTION = (
     "are saved under the released name; of several copies the newest upload is used. A "
     "download laid out as neither LMS names its files is an error (exit 2)."
 )
+EXPORT_DESCRIPTION = (
+    "Write the grades in DIR for a learning management system. With --gradebook, fill the "
+    "LMS's own file so the columns are its assignments: Canvas's gradebook export (each "
+    "notebook goes to the assignment column 'Name (id)' named like it, or --column; scores "
+    "scaled to its Points Possible; EX kept) or a Moodle assignment's grading worksheet "
+    "(Grade by Identifier 'Participant N', scaled to Maximum Grade). Without it, write a new "
+    "import CSV: canvas (Student, ID, SIS User ID, SIS Login ID, Section, a column per "
+    "notebook), moodle (CSV grade import by Email address / ID number), gradescope (Name, SID, "
+    "Email, Score). Students on the roster or in the LMS's file with no submission get 0. "
+    "Identities come from --roster (column 'student' plus canvas_id / sis_user_id / "
+    "sis_login_id, email / id_number / moodle_participant, sid) or from what `tensorlab "
+    "collect` kept. Exit 1 when a graded student cannot be matched (unless "
+    "--allow-unmatched), 2 for a missing or malformed roster or gradebook."
+)
 CHECK_DESCRIPTION = (
     "Grade your own notebook(s) exactly as `tensorlab grade` would and print each question's "
     "verdict with the likely misconception. Uses the release.json next to the notebook (the "
@@ -538,14 +552,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser(
         "export",
-        help="write the grades in DIR as the CSV Canvas, Moodle or Gradescope imports",
-        description="Write the grades in DIR as the CSV a learning management system imports: "
-        "canvas (Gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, a column per "
-        "notebook), moodle (CSV grade import by Email address / ID number), gradescope (score "
-        "upload: Name, SID, Email, Score). ROSTER.csv maps each student folder name (column "
-        "'student') to the LMS identity: canvas_id / sis_user_id / sis_login_id, email / "
-        "id_number, email / sid (and optional name, section). Exit 1 when a graded student is "
-        "not in the roster (unless --allow-unmatched), 2 for a missing or malformed roster.",
+        help="write the grades in DIR into the LMS's gradebook file (Canvas, Moodle) or a new "
+        "import CSV (Canvas, Moodle, Gradescope)",
+        description=EXPORT_DESCRIPTION,
     )
     e.add_argument("dir", metavar="DIR", help="the folder `tensorlab grade` wrote")
     e.add_argument(
@@ -555,12 +564,43 @@ def build_parser() -> argparse.ArgumentParser:
         help="the LMS whose import format to write (required)",
     )
     e.add_argument(
+        "--gradebook",
+        metavar="FILE",
+        help="the LMS's own file to fill: Canvas's gradebook export (Grades > Export) or a "
+        "Moodle assignment's grading worksheet (default: write a new import file)",
+    )
+    e.add_argument(
         "--roster",
-        required=True,
         metavar="ROSTER.csv",
-        help="CSV mapping the column 'student' (folder names) to LMS identities (required)",
+        help="CSV mapping the column 'student' (folder names) to LMS identities (default: the "
+        "identities `tensorlab collect` kept beside each student's notebooks)",
     )
     e.add_argument("--out", required=True, metavar="FILE", help="the CSV file to write (required)")
+    e.add_argument(
+        "--per-question",
+        action="store_true",
+        help="a column per question too (Moodle's worksheet: in Feedback comments)",
+    )
+    e.add_argument(
+        "--notebook",
+        metavar="NAME",
+        help="the notebook a Moodle grading worksheet is the assignment of (default: the only "
+        "notebook graded in DIR)",
+    )
+    e.add_argument(
+        "--column",
+        action="append",
+        default=[],
+        metavar="NOTEBOOK=NAME",
+        help="the Canvas assignment a notebook goes to, when its name differs from the "
+        "notebook's (repeatable; NAME may be 'Name (id)' or the id)",
+    )
+    e.add_argument(
+        "--feedback-zip",
+        metavar="ZIP",
+        help="also write the feedback pages as the zip Moodle's 'Upload multiple feedback "
+        "files in a zip' takes (moodle)",
+    )
     e.add_argument(
         "--allow-unmatched",
         action="store_true",
@@ -621,16 +661,32 @@ def cmd_export(args) -> int:
 
     if not Path(args.dir).is_dir():
         return _usage_error("export", f"{args.dir} is not a folder")
+    columns = {}
+    for item in args.column:
+        nb, sep, name = item.partition("=")
+        if not sep or not nb.strip() or not name.strip():
+            return _usage_error("export", f"--column {item}: expected NOTEBOOK=NAME")
+        columns[nb.strip()] = name.strip()
     try:
         done = export(
-            args.dir, args.format, args.roster, args.out, allow_unmatched=args.allow_unmatched
+            args.dir,
+            args.format,
+            args.roster,
+            args.out,
+            allow_unmatched=args.allow_unmatched,
+            gradebook=args.gradebook,
+            per_question=args.per_question,
+            notebook=args.notebook,
+            columns=columns,
+            feedback_zip=args.feedback_zip,
         )
     except RosterError as e:
         return _usage_error("export", str(e))
     except Unmatched as e:
+        where = args.roster or args.gradebook or "the collected identities"
         print(
-            f"tensorlab export: error: not in the roster: {e} (nothing written; add them to "
-            f"{args.roster}, or pass --allow-unmatched)",
+            f"tensorlab export: error: not in {where}: {e} (nothing written; add them, or "
+            "pass --allow-unmatched)",
             file=sys.stderr,
         )
         return 1
@@ -638,6 +694,10 @@ def cmd_export(args) -> int:
         print(f"tensorlab export: error: {e}", file=sys.stderr)
         return 1
     print(f"wrote {done['rows']} students to {args.out} ({args.format})")
+    if done["feedback"]:
+        print(f"wrote the feedback pages to {args.feedback_zip} (Moodle's feedback files zip)")
+    for note in done["notes"]:
+        print(f"note: {note}", file=sys.stderr)
     for student in done["unmatched"]:
         print(f"warning: not in the roster, not exported: {student}", file=sys.stderr)
     return 0
