@@ -186,9 +186,7 @@ def read_roster(path, fmt: str, ids: tuple[str, ...] | None = None) -> dict[str,
         if student in out:
             raise RosterError(f"roster {path}, line {n}: student {student!r} appears twice")
         if not any(rec.get(c) for c in present):
-            raise RosterError(
-                f"roster {path}, line {n}: {student!r} has no {' or '.join(present)}"
-            )
+            raise RosterError(f"roster {path}, line {n}: {student!r} has no {' or '.join(present)}")
         out[student] = rec
     return out
 
@@ -242,7 +240,10 @@ class Columns:
                 )
             self.notebooks = [only]
         self.per_question = per_question
-        self.titles = _titles(docs)
+        self.titles, order = _release_info(docs)
+        for nb, qs in self.questions.items():  # the release's order (grade files sort keys)
+            rank = {q: i for i, q in enumerate(order.get(nb, ()))}
+            self.questions[nb] = dict(sorted(qs.items(), key=lambda kv: rank.get(kv[0], 1e9)))
 
     def label(self, qid: str) -> str:
         return self.titles.get(qid) or qid
@@ -261,8 +262,9 @@ class Columns:
         return out
 
 
-def _titles(docs: list[dict]) -> dict[str, str]:
-    """Question titles from the release the grade files name (ids when it is not readable)."""
+def _release_info(docs: list[dict]) -> tuple[dict[str, str], dict[str, tuple]]:
+    """(question titles, each notebook's questions in order) from the release the grade files
+    name; empty when it is not readable (ids then, in the grade files' order)."""
     from .release import Release
 
     for d in docs:
@@ -272,8 +274,9 @@ def _titles(docs: list[dict]) -> dict[str, str]:
                 release = Release.load(folder)
             except (OSError, ValueError, KeyError, TypeError):
                 continue
-            return {q: i.title for q, i in release.questions.items() if i.title}
-    return {}
+            titles = {q: i.title for q, i in release.questions.items() if i.title}
+            return titles, {nb: i.questions for nb, i in release.notebooks.items()}
+    return {}, {}
 
 
 def _value(points: dict, nb: str, qid: str | None) -> tuple[float, float] | None:
@@ -308,8 +311,7 @@ def export_rows(
         return out
 
     heads = [
-        Path(nb).stem if qid is None else cols.question_column(nb, qid)
-        for nb, qid, _ in cols.all()
+        Path(nb).stem if qid is None else cols.question_column(nb, qid) for nb, qid, _ in cols.all()
     ]
     rows: list[list[str]] = []
     if fmt == "canvas":
@@ -320,9 +322,7 @@ def export_rows(
             name = r.get("name") or r["student"]
             rows.append([csv_cell(name), *ident, csv_cell(r.get("section", ""))] + cells(points))
     elif fmt == "moodle":
-        idcols = [c for c in IDENTITIES["moodle"] if any(r.get(c) for r, _ in people)] or [
-            "email"
-        ]
+        idcols = [c for c in IDENTITIES["moodle"] if any(r.get(c) for r, _ in people)] or ["email"]
         rows.append([MOODLE_IDS[c] for c in idcols] + [csv_cell(h) for h in heads])
         for r, points in people:
             rows.append([csv_cell(r.get(c, "")) for c in idcols] + cells(points))
@@ -432,7 +432,11 @@ def fill_canvas(
         targets.append((i, nb, qid, lms_max))
     by_key = {}
     for student, r in roster.items():
-        for col, field in ((id_col, "canvas_id"), (sis_col, "sis_user_id"), (login_col, "sis_login_id")):
+        for col, field in (
+            (id_col, "canvas_id"),
+            (sis_col, "sis_user_id"),
+            (login_col, "sis_login_id"),
+        ):
             if col is not None and r.get(field):
                 by_key[(col, r[field])] = student
     graded = {_key(d["student"]): d for d in docs}
@@ -505,7 +509,9 @@ def fill_moodle_worksheet(
             )
         notebook = graded_nbs[0]
     cols = Columns(docs, per_question, only=notebook)
-    by_participant = {r["moodle_participant"]: s for s, r in roster.items() if r.get("moodle_participant")}
+    by_participant = {
+        r["moodle_participant"]: s for s, r in roster.items() if r.get("moodle_participant")
+    }
     by_email = {r["email"].casefold(): s for s, r in roster.items() if r.get("email")}
     graded = {_key(d["student"]): d for d in docs}
     seen, notes, out = set(), [], [header]
