@@ -163,8 +163,9 @@ class Download:
 
     def read(self, item: Item) -> bytes:
         """The item's bytes; ``ValueError`` past ``MAX_FILE_BYTES`` (a zip's sizes can lie)."""
+        limit = f"the limit is {MAX_FILE_BYTES} bytes"
         if item.size > MAX_FILE_BYTES:
-            raise ValueError(f"too large ({item.size} bytes; the limit is 20 MiB)")
+            raise ValueError(f"too large ({item.size} bytes; {limit})")
         if self.zip is not None:
             with self.zip.open(item.source) as f:
                 data = f.read(MAX_FILE_BYTES + 1)
@@ -173,7 +174,7 @@ class Download:
             with os.fdopen(fd, "rb") as f:
                 data = f.read(MAX_FILE_BYTES + 1)
         if len(data) > MAX_FILE_BYTES:
-            raise ValueError("too large (the limit is 20 MiB)")
+            raise ValueError(f"too large ({limit})")
         return data
 
     def close(self) -> None:
@@ -292,7 +293,7 @@ def looks_like_download(folder) -> str | None:
 _RENAMES = (
     re.compile(r"(?i)copy of (?P<stem>.+)"),  # Google Drive / Colab
     re.compile(r"(?P<stem>.+?) ?\((?P<n>\d+)\)"),  # a browser's second download
-    re.compile(r"(?P<stem>.+?)-Copy(?P<n>\d+)"),  # Jupyter's "Duplicate"
+    re.compile(r"(?i)(?P<stem>.+?)-Copy(?P<n>\d+)"),  # Jupyter's "Duplicate"
     re.compile(r"(?i)(?P<stem>.+?)(?: - | |_)copy(?: \((?P<n>\d+)\))?"),  # file managers
     re.compile(r"(?P<stem>.+?)-checkpoint"),  # .ipynb_checkpoints
     re.compile(r"(?P<stem>.+?)-(?P<n>\d+)"),  # Canvas: a second upload under the same name
