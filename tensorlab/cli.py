@@ -579,7 +579,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument(
         "--per-question",
         action="store_true",
-        help="a column per question too (Moodle's worksheet: in Feedback comments)",
+        help="a column per question too; in a Moodle grading worksheet, the questions' points "
+        "go into Feedback comments (default: a column per notebook)",
     )
     e.add_argument(
         "--notebook",
@@ -593,13 +594,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NOTEBOOK=NAME",
         help="the Canvas assignment a notebook goes to, when its name differs from the "
-        "notebook's (repeatable; NAME may be 'Name (id)' or the id)",
+        "notebook's; repeatable; NAME may be 'Name (id)' or the id (default: the assignment "
+        "named like the notebook)",
     )
     e.add_argument(
         "--feedback-zip",
         metavar="ZIP",
         help="also write the feedback pages as the zip Moodle's 'Upload multiple feedback "
-        "files in a zip' takes (moodle)",
+        "files in a zip' takes, with --format moodle (default: no zip)",
     )
     e.add_argument(
         "--allow-unmatched",

@@ -509,6 +509,8 @@ def _write_student(dl: Download, out: Path, s: Student, notebooks, only) -> dict
         if f.item.mtime is not None:
             os.utime(folder / nb, (f.item.mtime, f.item.mtime))
         files[nb] = {"from": display(f.item.path), "file": display(f.file), "late": f.late}
+        if s.lms == "canvas":  # what Canvas's "Upload Submissions" matches a comment file by
+            files[nb]["attachment_id"] = str(f.order)
     late_flags = [v["late"] for v in files.values()]
     known = _identity(folder) or {}
     merged_files = {**(known.get("files") or {}), **files}
