@@ -13,7 +13,9 @@ The grades in ``DIR`` as the CSV a learning management system imports.
   row gets its points, scaled to the assignment's ``Points Possible`` when that differs from
   the notebook's maximum. A student of the file with no submission gets 0, unless the cell is
   ``EX`` (excused), which is kept. Every other column and row is written back unchanged
-  (Canvas ignores its read-only columns on import).
+  (Canvas ignores its read-only columns on import): the cells the LMS wrote are its own data,
+  which its import matches on, and are copied byte for byte; every cell export writes (a
+  score, a new column's name, a comment) goes through ``text.csv_cell``.
 - Moodle: an assignment's grading worksheet (View all submissions > Download grading
   worksheet; "Offline grading worksheet" turned on in the assignment's feedback types). Its
   ``Identifier`` column (``Participant 123456``) is the participant id Moodle's download names

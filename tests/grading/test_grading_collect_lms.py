@@ -101,6 +101,21 @@ def test_canvas_anonymous_grading_and_clashing_names(tmp_path):
     ]
 
 
+def test_a_notebook_keeps_the_time_the_zip_gives_it(tmp_path):
+    """Neither LMS names the submission time: the notebook keeps the zip entry's time, as
+    unzip would (what a late policy falls back on), and submitted_at stays null."""
+    import os
+    import time
+
+    src = tmp_path / "dl.zip"
+    with zipfile.ZipFile(src, "w") as z:
+        z.writestr(zipfile.ZipInfo("leeann_101_9002_04_strides.ipynb", (2026, 3, 1, 12, 30, 4)), NB)
+    assert _collect(src, tmp_path / "c").returncode == 0
+    got = os.stat(tmp_path / "c" / "leeann" / STRIDES).st_mtime
+    assert got == time.mktime((2026, 3, 1, 12, 30, 4, 0, 0, -1))
+    assert _ident(tmp_path / "c" / "leeann")["submitted_at"] is None
+
+
 def test_a_download_unpacked_into_a_folder_is_read_as_the_zip(tmp_path):
     dl = tmp_path / "unpacked" / "course-lab4 submissions"
     dl.mkdir(parents=True)
