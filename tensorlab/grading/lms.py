@@ -39,7 +39,9 @@ Google Drive, ``04_strides-Copy1.ipynb`` by Jupyter, ``04_strides-1.ipynb`` by C
 saved under the released notebook's name, its original name recorded; several copies of one
 notebook: the newest upload is kept (Canvas's highest attachment id; else the file named
 exactly like the released notebook, else the highest copy number), the others are listed in
-``not_used``. A download in which no file is named as either LMS names them is a
+``not_used``. A zip a student submitted is looked into (as nbgrader's ``zip_collect`` does):
+its notebooks count as the student's files. A download in which no file is named as either
+LMS names them is a
 ``LayoutError`` (never a class of one student with no notebooks).
 """
 
@@ -166,7 +168,12 @@ class Download:
         limit = f"the limit is {MAX_FILE_BYTES} bytes"
         if item.size > MAX_FILE_BYTES:
             raise ValueError(f"too large ({item.size} bytes; {limit})")
-        if self.zip is not None:
+        if isinstance(item.source, tuple):  # a member of a zip the student submitted
+            outer, member = item.source
+            with zipfile.ZipFile(io.BytesIO(self.read(outer))) as inner:
+                with inner.open(member) as f:
+                    data = f.read(MAX_FILE_BYTES + 1)
+        elif self.zip is not None:
             with self.zip.open(item.source) as f:
                 data = f.read(MAX_FILE_BYTES + 1)
         else:
@@ -396,11 +403,12 @@ def _choose(student: Student, notebooks, only: str | None) -> tuple[dict, list]:
         if nb is None and only is not None and f.file.lower().endswith(".ipynb"):
             nb, number = only, 10**6  # the one notebook of this download, under another name
         if nb is None:
-            why = (
-                "not a notebook"
-                if not f.file.lower().endswith(".ipynb")
-                else "not the name of a released notebook"
-            )
+            if f.file.lower().endswith(".zip"):
+                why = "a zip: the notebooks inside it were looked at"
+            elif f.file.lower().endswith(".ipynb"):
+                why = "not the name of a released notebook"
+            else:
+                why = "not a notebook"
             unused.append((f, why))
             continue
         if only is not None and nb != only:
@@ -417,10 +425,36 @@ def _choose(student: Student, notebooks, only: str | None) -> tuple[dict, list]:
     return chosen, unused
 
 
-def _utc(ts: float | None) -> str | None:
-    if ts is None:
-        return None
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
+MAX_INNER = 200  # notebooks looked at inside one student's zip
+
+
+def _inside_zip(dl: Download, f: Found) -> list[Found]:
+    """The notebooks inside a zip a student submitted (as nbgrader's zip_collect extracts
+    archives within the download): each one a file of theirs, named by its own name; nothing
+    when the zip cannot be read (the zip itself is then listed as not a notebook)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(dl.read(f.item))) as inner:
+            infos = inner.infolist()[: MAX_INNER * 10]
+    except (OSError, ValueError, zipfile.BadZipFile, RuntimeError):
+        return []
+    out = []
+    for info in infos:
+        name = info.filename.replace("\\", "/")
+        base = name.rsplit("/", 1)[-1]
+        if (
+            info.is_dir()
+            or _JUNK.search(name)
+            or base.startswith(".")
+            or not base.lower().endswith(".ipynb")
+            or stat.S_ISLNK(info.external_attr >> 16)
+            or "/.ipynb_checkpoints/" in f"/{name}"
+        ):
+            continue
+        inner_item = Item(f"{f.item.path}!{name}", info.file_size, f.item.mtime, (f.item, info))
+        out.append(Found(inner_item, f.lms, f.lms_id, f.name, base, f.late, f.order))
+        if len(out) >= MAX_INNER:
+            break
+    return out
 
 
 def collect_download(
@@ -480,6 +514,8 @@ def _collect(dl: Download, out: Path, notebooks, lms: str, notebook: str | None)
             continue
         s = students.setdefault(f.lms_id, Student(f.lms, f.lms_id, f.name))
         s.found.append(f)
+        if f.file.lower().endswith(".zip"):
+            s.found += _inside_zip(dl, f)
     if not students:
         raise LayoutError(f"{dl.path}: no submission files found")
     ordered = sorted(students.values(), key=lambda s: (s.name.casefold(), s.lms_id))

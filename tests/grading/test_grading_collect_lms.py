@@ -101,6 +101,21 @@ def test_canvas_anonymous_grading_and_clashing_names(tmp_path):
     ]
 
 
+def test_notebooks_inside_a_zip_a_student_submitted_are_collected(tmp_path):
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as z:
+        z.writestr("lab4/04_strides.ipynb", NB)
+        z.writestr("lab4/.ipynb_checkpoints/04_strides-checkpoint.ipynb", b"old")
+        z.writestr("__MACOSX/lab4/._04_strides.ipynb", b"junk")
+    src = _zip(tmp_path / "dl.zip", {"leeann_101_9002_lab4.zip": inner.getvalue()})
+    r = _collect(src, tmp_path / "c")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "c" / "leeann" / STRIDES).read_bytes() == NB
+    ident = _ident(tmp_path / "c" / "leeann")
+    assert ident["files"][STRIDES]["from"] == "leeann_101_9002_lab4.zip!lab4/04_strides.ipynb"
+    assert [u["from"] for u in ident["not_used"]] == ["leeann_101_9002_lab4.zip"]
+
+
 def test_a_notebook_keeps_the_time_the_zip_gives_it(tmp_path):
     """Neither LMS names the submission time: the notebook keeps the zip entry's time, as
     unzip would (what a late policy falls back on), and submitted_at stays null."""
