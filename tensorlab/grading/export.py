@@ -132,8 +132,9 @@ def _number(text: str) -> float | None:
 
 
 def _scaled(score: float, maximum: float, lms_max: float | None) -> float:
-    """``score`` out of ``maximum`` on the LMS's scale (its points possible) when it differs."""
-    if lms_max is None or maximum <= 0 or abs(lms_max - maximum) < 1e-9:
+    """``score`` out of ``maximum`` on the LMS's scale (its points possible) when it differs
+    (an LMS maximum of 0, an ungraded or extra-credit column, keeps the points as they are)."""
+    if lms_max is None or lms_max <= 0 or maximum <= 0 or abs(lms_max - maximum) < 1e-9:
         return score
     return round(score * lms_max / maximum, 2)
 
@@ -426,7 +427,7 @@ def fill_canvas(
                     possible[i] = _points(maximum)
                 notes.append(f"new assignment column (Canvas creates it): {header[i]}")
         lms_max = _number(possible[i]) if possible is not None and i < len(possible) else None
-        if lms_max is not None and abs(lms_max - maximum) > 1e-9:
+        if lms_max is not None and lms_max > 0 and abs(lms_max - maximum) > 1e-9:
             notes.append(
                 f"{header[i]}: scaled from {_points(maximum)} to the assignment's "
                 f"{_points(lms_max)} points"
@@ -501,6 +502,17 @@ def fill_moodle_worksheet(
             f"gradebook {path} has no 'Feedback comments' column for the questions' points "
             "(turn on Feedback comments in the assignment's feedback types)"
         )
+    if max_col is not None:
+        scale = next(
+            (r[max_col] for r in rows[1:] if max_col < len(r) and r[max_col].strip()
+             and _number(r[max_col]) is None),
+            None,
+        )  # fmt: skip
+        if scale is not None:
+            raise RosterError(
+                f"gradebook {path}: the assignment is graded on a scale (Maximum Grade "
+                f"{scale!r}), not in points: give it a point grade in Moodle to import scores"
+            )
     docs = [d for d in docs if d["student"] != UNASSIGNED]
     graded_nbs = sorted({nb for d in docs for nb in final_points(d)})
     if notebook is None:
@@ -552,7 +564,7 @@ def fill_moodle_worksheet(
     if max_col is not None:
         maxima = {_number(r[max_col]) for r in out[1:] if len(r) > max_col} - {None}
         for lms_max in maxima:
-            if abs(lms_max - cols.maxima[notebook]) > 1e-9:
+            if lms_max > 0 and abs(lms_max - cols.maxima[notebook]) > 1e-9:
                 notes.append(
                     f"Grade: scaled from {_points(cols.maxima[notebook])} to the assignment's "
                     f"maximum grade {_points(lms_max)}"

@@ -605,9 +605,14 @@ def summary_lines(summary: dict, out) -> list[str]:
     studs = summary["students"]
     n_nb = sum(len(v["notebooks"]) for v in studs.values())
     late = sum(1 for v in studs.values() if v["late"])
+    flags = (
+        f"{late} late"
+        if summary["lms"] == "canvas"
+        else "Moodle's download says nothing of lateness"
+    )
     lines = [
         f"collected {n_nb} notebooks of {len(studs)} students from a {summary['lms'].capitalize()} "
-        f"download into {terminal(str(out))} ({late} late); roster: "
+        f"download into {terminal(str(out))} ({flags}); roster: "
         f"{terminal(str(Path(out) / ROSTER_FILE))}"
     ]
     for folder, v in studs.items():

@@ -304,6 +304,12 @@ def test_a_notebook_without_its_canvas_assignment_is_exit_2_then_column_maps_it(
     # leeann: 2 of 6 points scaled to the assignment's 5; no views notebook: 0
     assert rows[2][5:] == [f"{round(2 * 5 / 6, 2):g}", "0"]
     assert rows[3][5:] == ["0", f"{round(1 * 5 / 5, 2):g}"]
+    # an assignment worth 0 points in Canvas (ungraded, extra credit): the points as they are
+    zero = _gradebook(base / "gb0.csv", ["04 strides (11)", "05 Views (12)"])
+    zero.write_text(zero.read_text().replace("Points Possible,,,,,5,5", "Points Possible,,,,,0,5"))
+    r = run_cli("export", out, "--format", "canvas", "--gradebook", zero, "--out", dest)
+    assert r.returncode == 0, r.stderr
+    assert [row[5:] for row in _rows(dest)[2:]] == [["2", "0"], ["0", "1"]]
 
 
 def test_export_errors_are_one_line(collected):
@@ -313,11 +319,17 @@ def test_export_errors_are_one_line(collected):
     not_canvas.write_text("Name,Score\nAnn,1\n")
     ws = base / "ws.csv"
     ws.write_text("Identifier,Full name,Grade,Last modified (grade)\nParticipant 1,Ann,,\n")
+    scale = base / "scale.csv"
+    scale.write_text(
+        "Identifier,Full name,Grade,Maximum Grade,Last modified (grade)\n"
+        "Participant 1,Ann,,Satisfactory,\n"
+    )
     cases = [
         ("--format", "canvas", "--gradebook", not_canvas),  # not Canvas's export
         ("--format", "moodle", "--gradebook", ws),  # two notebooks graded: which one?
         ("--format", "canvas", "--feedback-zip", base / "f.zip"),  # Moodle only
         ("--format", "gradescope", "--gradebook", not_canvas),
+        ("--format", "moodle", "--gradebook", scale, "--notebook", STRIDES),  # a scale
     ]
     for case in cases:
         r = run_cli("export", out, *case, "--out", dest)
