@@ -351,3 +351,48 @@ def test_identities_kept_by_collect_make_the_roster(collected):
     rows = _rows(dest)
     assert [row[:2] for row in rows[2:]] == [["leeann", "101"], ["raybob", "102"]]
     assert rows[2][5:] == ["2", "0"] and rows[3][5:] == ["0", "1"]
+
+
+# ---------------------------------------------------------------------------- any gradebook
+_cell = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+
+
+@given(
+    others=st.lists(_cell.filter(lambda t: "strides" not in t.lower()), max_size=4),
+    students=st.lists(st.tuples(st.integers(200, 999), _cell, st.booleans()), max_size=6),
+    possible=st.sampled_from(["", "6", "12", "3.5", "0", "n/a"]),
+)
+def test_filling_any_canvas_export_changes_only_the_notebook_column(others, students, possible):
+    """Whatever else a Canvas export holds, only the matched assignment's cells change: the
+    graded student's (scaled), 0 for everyone else, EX kept; rows and other cells as they were."""
+    from tensorlab.grading.export import fill_canvas
+
+    head = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+    head += [f"{o} ({i})" for i, o in enumerate(others)] + ["04 Strides (77)"]
+    width = len(head)
+    rows = [head, ["Points Possible"] + [""] * (width - 2) + [possible]]
+    rows.append(["Lee, Ann", "101", "", "", "", *["x"] * len(others), ""])
+    for uid, text, excused in students:
+        rows.append(
+            [text, str(uid), text, "", "", *[text] * len(others), "EX" if excused else text]
+        )
+    before = [list(r) for r in rows]
+    docs = [
+        {
+            "student": "ann",
+            "file": "ann.json",
+            "submissions": [{"notebook": STRIDES, "score": 2.0, "max_score": 6.0, "questions": {}}],
+        }
+    ]
+    out, unmatched, _ = fill_canvas(rows, docs, {"ann": {"student": "ann", "canvas_id": "101"}})
+    assert unmatched == [] and len(out) == len(before)
+    col = width - 1
+    for got, was in zip(out, before):
+        assert got[:col] == was[:col]
+    pp = {"6": 6.0, "12": 12.0, "3.5": 3.5}.get(possible)
+    ann = float(out[2][col])
+    assert ann == (round(2.0 * pp / 6.0, 2) if pp else 2.0)
+    for was, row in zip(before[3:], out[3:]):
+        excused = was[col].strip().upper() == "EX"
+        assert row[col] == (was[col] if excused else "0")
+    assert out[1][col] == possible
