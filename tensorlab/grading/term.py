@@ -337,6 +337,7 @@ def final(doc: dict, term: Term) -> dict:
             }
             if new is None:
                 rec["excused"] = True
+                rec["excused_max_points"] = float(rec.get("max_points", 0))
                 rec["points"] = 0.0
                 rec["max_points"] = 0.0
             else:
