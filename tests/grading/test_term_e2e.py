@@ -242,3 +242,196 @@ def test_a_term_end_to_end(term, tmp_path):
     exported = {f"{s}@uni.edu": score for s, (score, _) in expected.items()}
     exported["cy@uni.edu"] = "0.9"
     assert {row[0]: row[1] for row in rows[1:]} == exported
+
+
+# ---------------------------------------------------------------------------- the whole term
+# From each LMS's download to each LMS's upload (issue 35, "Done when"): a Canvas "Download
+# Submissions" zip and a Moodle "Download all submissions" zip of this course, named as each
+# LMS names its files (see test_grading_term.py), with late, missing, renamed and resubmitted
+# notebooks -> collect -> grade -> written answers by two graders -> overrides -> late ->
+# report -> export into Canvas's own gradebook export, Moodle's grading worksheet and its
+# feedback files zip. The zip entries' times are the submission times (UTC here).
+def _submission_bytes(exercises: Path, code: str, text: str | None) -> bytes:
+    nb = json.loads((exercises / NB).read_text())
+    for c in nb["cells"]:
+        tl = c["metadata"].get("tensorlab", {})
+        if tl.get("role") == "answer":
+            c["source"] = code
+        if tl.get("role") == "written" and text:
+            c["source"] = text
+    return json.dumps(nb).encode()
+
+
+def _download(path: Path, exercises: Path, entries) -> Path:
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as z:
+        for name, code, text, when in entries:
+            info = zipfile.ZipInfo(name, date_time=when)
+            z.writestr(info, _submission_bytes(exercises, code, text))
+    return path
+
+
+CANVAS_ZIP = [  # {sortable name}[_LATE]_{user id}_{attachment id}_{file name}; kimdee: none
+    ("leeann_101_9001_01_double.ipynb", ANSWERS["ann"], WRITTEN["ann"], (2026, 11, 20, 12, 0, 0)),
+    ("raybob_LATE_102_9002_01_double.ipynb", ANSWERS["bob"], "first try", (2026, 11, 21, 9, 0, 0)),
+    # resubmitted: the newer upload (a higher attachment id, renamed -1 by Canvas) is graded
+    ("raybob_LATE_102_9010_01_double-1.ipynb", ANSWERS["ann"], "It just is.", (2026, 11, 21, 10, 0, 0)),
+    ("youngcy_LATE_103_9003_01_double (1).ipynb", ANSWERS["cy"], None, (2026, 11, 23, 1, 0, 0)),
+]  # fmt: skip
+MOODLE_ZIP = [  # {full name}_{participant id}_assignsubmission_file[_]/{their file name}
+    ("Ann Lee_5501_assignsubmission_file/01_double.ipynb", ANSWERS["ann"], WRITTEN["ann"],
+     (2026, 11, 20, 12, 0, 0)),
+    ("Bob Ray_5502_assignsubmission_file_/01_double-Copy1.ipynb", ANSWERS["bob"], "x",
+     (2026, 11, 22, 12, 0, 0)),
+    ("Cy Young_5503_assignsubmission_file/my answers.ipynb", ANSWERS["eve"], WRITTEN["eve"],
+     (2026, 11, 20, 22, 0, 0)),
+]  # fmt: skip
+CANVAS_EXPORT = [
+    ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "01_double (502)", "Final Score"],
+    ["    Points Possible", "", "", "", "", "6.00", "(read only)"],
+    ["Lee, Ann", "101", "S101", "alee", "A", "", "0"],
+    ["Ray, Bob", "102", "S102", "bray", "A", "", "0"],
+    ["Young, Cy", "103", "S103", "cyoung", "B", "", "0"],
+    ["Kim, Dee", "104", "S104", "dkim", "B", "", "0"],  # no submission
+]
+WORKSHEET = [
+    ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade",
+     "Grade can be changed", "Last modified (submission)", "Last modified (grade)",
+     "Feedback comments"],
+    ["Participant 5501", "Ann Lee", "ann@uni.edu", "Submitted", "", "100.00", "Yes", "", "-", ""],
+    ["Participant 5502", "Bob Ray", "bob@uni.edu", "Submitted", "", "100.00", "Yes", "", "-", ""],
+    ["Participant 5503", "Cy Young", "cy@uni.edu", "Submitted", "", "100.00", "Yes", "", "-", ""],
+    ["Participant 5504", "Dee Kim", "dee@uni.edu", "No submission", "", "100.00", "Yes", "", "-",
+     ""],
+]  # fmt: skip
+
+
+def _write_csv(path: Path, rows) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as f:
+        csv.writer(f, lineterminator="\r\n").writerows(rows)
+    return path
+
+
+def _score_sheets(out: Path, folder: Path, points: dict[str, str]) -> None:
+    """Two graders: each fills in their own sheet (by the student's name), then both merge."""
+    r = run_cli("written", out, "--sheets", folder, "--graders", "2")
+    assert r.returncode == 0, r.stderr
+    sheets = sorted(folder.glob("written-*-of-2.csv"))
+    assert len(sheets) == 2
+    for sheet in sheets:
+        rows = list(csv.reader(sheet.open(newline="", encoding="utf-8")))
+        head = rows[0]
+        assert rows[1:], f"{sheet.name}: each grader has answers to score"
+        for row in rows[1:]:
+            row[head.index("points")] = points[row[head.index("student")]]
+        _write_csv(sheet, rows)
+    r = run_cli("written", out, "--merge", *sheets)
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.fixture(scope="module")
+def whole_term(tmp_path_factory):
+    import time
+
+    from tensorlab.grading.assign import assign
+
+    with pytest.MonkeyPatch.context() as mp:  # the zips' times read as UTC, as unzip would here
+        mp.setenv("TZ", "UTC")
+        time.tzset()
+        base = tmp_path_factory.mktemp("whole_term")
+        _solutions(base / "solutions")
+        assign(base / "solutions", base / "exercises")
+        ex = base / "exercises"
+        canvas = _download(base / "course-lab1_submissions.zip", ex, CANVAS_ZIP)
+        moodle = _download(base / "COURSE-Lab 1-77.zip", ex, MOODLE_ZIP)
+        for lms, zipped, extra in (("canvas", canvas, ()), ("moodle", moodle, ("--notebook", NB))):
+            r = run_cli("collect", zipped, "--out", base / f"{lms}_class", "--release", ex, *extra)
+            assert r.returncode == 0, r.stderr
+            r = run_cli(
+                "grade", base / f"{lms}_class", "--out", base / f"{lms}_out", "--release", ex,
+                "--jobs", "2", "--quiet", "--seed", "35",
+            )  # fmt: skip
+            assert r.returncode == 0, r.stderr
+    time.tzset()
+    return base
+
+
+def test_a_whole_term_from_the_lms_download_to_the_lms_upload(whole_term):
+    base = whole_term
+    canvas, moodle = base / "canvas_out", base / "moodle_out"
+    assert _gradebook(canvas).keys() == {"leeann", "raybob", "youngcy"}  # kimdee: no submission
+    assert _gradebook(moodle).keys() == {"Ann Lee", "Bob Ray", "Cy Young"}
+    for out in (canvas, moodle):
+        r = run_cli("late", out, "--due", f"{NB}={DUE}", "--per-day", "10%", "--cap", "25%")
+        assert r.returncode == 0, r.stderr
+
+    # -- Canvas: bob's newer upload graded (4 + written 0.5 -> 1 by override, 1 day late);
+    # cy's renamed file graded (1.6 of 4 for the public input), late 3 days but extended
+    _score_sheets(canvas, base / "canvas_sheets", {"leeann": "2", "raybob": "0.5"})
+    for args in (
+        ("override", canvas, "raybob", "t.why", "--points", "1", "--why", "regrade request",
+         "--by", "TA Kim"),
+        ("late", canvas, "--extend", "youngcy", NB, "+3d", "--why", "illness", "--by", "Prof"),
+    ):  # fmt: skip
+        r = run_cli(*args)
+        assert r.returncode == 0, r.stderr
+    want_canvas = {"101": "6", "102": "4.4", "103": "1.6", "104": "0"}  # 4+1-0.6; dee: none
+    assert {s: r["score"] for s, r in _gradebook(canvas).items()} == {
+        "leeann": "6", "raybob": "4.4", "youngcy": "1.6"
+    }  # fmt: skip
+    gradebook = _write_csv(base / "canvas_export.csv", CANVAS_EXPORT)
+    dest = base / "canvas_import.csv"
+    r = run_cli("export", canvas, "--format", "canvas", "--gradebook", gradebook, "--out", dest)
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.reader(dest.open(encoding="utf-8-sig")))
+    assert rows[0] == CANVAS_EXPORT[0] and rows[1] == CANVAS_EXPORT[1]
+    assert {row[1]: row[5] for row in rows[2:]} == want_canvas
+    assert all(row[6] == "0" for row in rows[2:])  # Canvas's own columns left as they were
+
+    # -- Moodle: bob's Copy1 graded (squared: 25% credit = 1, +1 by override, 2 days late);
+    # cy's "my answers.ipynb" graded as the notebook; cy's written question excused
+    _score_sheets(
+        moodle, base / "moodle_sheets", {"Ann Lee": "2", "Bob Ray": "0", "Cy Young": "1.5"}
+    )
+    for args in (
+        ("override", moodle, "Bob Ray", "t.double", "--add", "1", "--why", "the idea is right",
+         "--by", "Prof"),
+        ("override", moodle, "Cy Young", "t.why", "--excuse", "--why", "medical", "--by", "Prof"),
+    ):  # fmt: skip
+        r = run_cli(*args)
+        assert r.returncode == 0, r.stderr
+    book = _gradebook(moodle)
+    # Ann 4+2; Bob 1+1+0 - 2 days x 10% x 6 = 0.8; Cy 4 of 4 (t.why excused)
+    assert {s: (r["score"], r["max_score"]) for s, r in book.items()} == {
+        "Ann Lee": ("6", "6"), "Bob Ray": ("0.8", "6"), "Cy Young": ("4", "4")
+    }  # fmt: skip
+    worksheet = _write_csv(base / "worksheet.csv", WORKSHEET)
+    dest, fzip = base / "worksheet_filled.csv", base / "feedback.zip"
+    r = run_cli(
+        "export", moodle, "--format", "moodle", "--gradebook", worksheet, "--out", dest,
+        "--feedback-zip", fzip,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.reader(dest.open(encoding="utf-8-sig")))
+    # out of Moodle's 100: 6/6, 0.8/6, 4/4 (exported on the notebook's full 6), no submission
+    assert {row[0]: row[4] for row in rows[1:]} == {
+        "Participant 5501": "100.00",
+        "Participant 5502": "13.33",
+        "Participant 5503": "100.00",
+        "Participant 5504": "0.00",
+    }
+    import zipfile
+
+    with zipfile.ZipFile(fzip) as z:
+        bob = z.read("Bob Ray_5502_assignsubmission_file/feedback.html").decode()
+    assert "Changed by Prof" in bob and "the idea is right" in bob
+    assert "2 day(s) late: 1.2 points deducted" in bob and "Partial credit for this answer" in bob
+
+    # -- the report reads the same decisions
+    for out, overrides, late in ((canvas, 1, 1), (moodle, 2, 1)):
+        r = run_cli("report", out)
+        assert r.returncode == 0, r.stderr
+        assert f"{overrides} overrides, {late} late notebooks, 0 written answers to grade" in (
+            r.stdout
+        )
