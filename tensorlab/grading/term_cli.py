@@ -56,12 +56,22 @@ def add_parsers(sub) -> None:
     o.add_argument("student", metavar="STUDENT", help="the student (their folder's name)")
     o.add_argument("question", metavar="QUESTION", help="the question id")
     what = o.add_mutually_exclusive_group(required=True)
-    what.add_argument("--points", metavar="P", help="the question's points from now on")
     what.add_argument(
-        "--add", metavar="N", help="points added to (or, negative, taken from) the grader's"
+        "--points",
+        metavar="P",
+        help="the question's points from now on (above its maximum: extra credit) (default: --add or --excuse)",
     )
     what.add_argument(
-        "--excuse", action="store_true", help="the question counts neither in score nor maximum"
+        "--add",
+        metavar="N",
+        help="points added to (or, negative, taken from) the grader's (default: --points or "
+        "--excuse)",
+    )
+    what.add_argument(
+        "--excuse",
+        action="store_true",
+        help="the question counts neither in the score nor in the maximum (default: --points or "
+        "--add)",
     )
     o.add_argument("--why", required=True, help="the reason, shown to the student (required)")
     o.add_argument("--by", required=True, help="who decided (required)")
@@ -77,21 +87,43 @@ def add_parsers(sub) -> None:
         default=[],
         metavar="NOTEBOOK=TIME",
         help="a notebook's due time, ISO 8601 with its zone (01_conv.ipynb=2026-11-20T23:59Z); "
-        "repeat for more notebooks",
+        "repeatable (default: the due times DIR/late.json has)",
     )
-    la.add_argument("--per-day", type=_fraction, metavar="F", help="lost per started day (10%%)")
-    la.add_argument("--cap", type=_fraction, metavar="F", help="at most this much lost (50%%)")
-    la.add_argument("--zero", action="store_true", help="a late notebook scores 0")
-    la.add_argument("--grace", type=float, metavar="MINUTES", help="minutes of grace")
+    la.add_argument(
+        "--per-day",
+        type=_fraction,
+        metavar="F",
+        help="the share of a notebook's points lost per started day late, 0.1 or 10%% "
+        "(default: DIR/late.json's, else 0)",
+    )
+    la.add_argument(
+        "--cap",
+        type=_fraction,
+        metavar="F",
+        help="the most a late notebook loses, 0.5 or 50%% (default: DIR/late.json's, else 100%%)",
+    )
+    la.add_argument(
+        "--zero",
+        action="store_true",
+        help="a late notebook scores 0 (default: DIR/late.json's policy)",
+    )
+    la.add_argument(
+        "--grace",
+        type=float,
+        metavar="MINUTES",
+        help="minutes after the due time that are not late (default: DIR/late.json's, else 0)",
+    )
     la.add_argument(
         "--extend",
         nargs=3,
         metavar=("STUDENT", "NOTEBOOK", "DUE"),
         help="an extension: DUE is a time, or +2d / +36h after the class's due time; "
-        "NOTEBOOK * for all (needs --why and --by)",
+        "NOTEBOOK * for all; needs --why and --by (default: none)",
     )
-    la.add_argument("--why", help="why the extension was given")
-    la.add_argument("--by", help="who gave it")
+    la.add_argument(
+        "--why", help="why the extension was given; needed with --extend (default: none)"
+    )
+    la.add_argument("--by", help="who gave it; needed with --extend (default: none)")
     la.set_defaults(func=cmd_late)
 
     w = sub.add_parser(
@@ -101,12 +133,29 @@ def add_parsers(sub) -> None:
     )
     w.add_argument("dir", metavar="DIR", help="the folder `tensorlab grade` wrote")
     act = w.add_mutually_exclusive_group(required=True)
-    act.add_argument("--sheets", metavar="FOLDER", help="write grading sheets into FOLDER")
-    act.add_argument("--merge", nargs="+", metavar="SHEET", help="merge filled sheets")
-    act.add_argument("--page", metavar="FILE", help="write the answers as one HTML page")
-    w.add_argument("--graders", type=int, default=1, metavar="N", help="split among N graders")
+    act.add_argument(
+        "--sheets", metavar="FOLDER", help="write grading sheets into FOLDER (default: --merge)"
+    )
+    act.add_argument(
+        "--merge", nargs="+", metavar="SHEET", help="merge filled sheets (default: --sheets)"
+    )
+    act.add_argument(
+        "--page",
+        metavar="FILE",
+        help="write every answer as one HTML page to read (default: --sheets or --merge)",
+    )
     w.add_argument(
-        "--all", action="store_true", help="include answers already scored (to regrade them)"
+        "--graders",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --sheets: one sheet per grader, the students split among them (default: 1)",
+    )
+    w.add_argument(
+        "--all",
+        action="store_true",
+        help="with --sheets: also the answers already scored, to score again (default: only "
+        "those not scored yet)",
     )
     w.set_defaults(func=cmd_written)
 

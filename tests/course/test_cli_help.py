@@ -50,13 +50,18 @@ def test_start_is_listed_first_and_the_top_help_has_no_rest_markup():
         "check",
         "report",
         "export",
+        "override",
+        "late",
+        "written",
     ]
     listed = re.findall(r"^    (\w+)\s", help_text, re.M)
     assert listed[0] == "start", help_text
 
 
 @pytest.mark.parametrize(
-    "command", ["start", "assign", "collect", "grade", "check", "report", "export"]
+    "command",
+    ["start", "assign", "collect", "grade", "check", "report", "export"]
+    + ["override", "late", "written"],
 )
 def test_every_subcommand_has_a_description_and_every_option_its_default(command):
     sp = _subparsers()[command]
