@@ -108,7 +108,7 @@ def cli_rst(parser: argparse.ArgumentParser) -> list[str]:
     """The whole reference, as reStructuredText lines (a section per command)."""
     prog = parser.prog
     lines = [
-        "::",
+        ".. code-block:: text",
         "",
         "   " + _usage(parser),
         "",
@@ -123,7 +123,7 @@ def cli_rst(parser: argparse.ArgumentParser) -> list[str]:
         lines += [f".. _cli-{name}:", "", title, "-" * len(title), ""]
         if summary:
             lines += [f"*{rst_text(summary)}*", ""]
-        lines += ["::", "", "   " + _usage(sub), ""]
+        lines += [".. code-block:: text", "", "   " + _usage(sub), ""]
         if sub.description:
             lines += [rst_text(sub.description), ""]
         lines += _options_rst(sub, title)
@@ -153,15 +153,22 @@ class TensorlabCli(SphinxDirective):
 # ---------------------------------------------------------------------------- notebooks
 
 
+NBVAL_MARK = re.compile(r"^#\s*NBVAL_\w+\s*$")
+
+
 def read_notebook(text: str, **kwargs):
     """MyST-NB's reader for ``.ipynb``, plus: an output collapsed in the notebook (JupyterLab's
     ``jupyter.outputs_hidden``, the classic Notebook's ``collapsed``: a prediction's answer) is
-    collapsed on the site too (MyST-NB's ``hide-output`` tag: a closed "Show output" toggle)."""
+    collapsed on the site too (MyST-NB's ``hide-output`` tag: a closed "Show output" toggle);
+    nbval's ``# NBVAL_...`` marker lines are not shown."""
     import nbformat
 
     nb = nbformat.reads(text, as_version=4)
     for cell in nb.cells:
         meta = cell.get("metadata", {})
+        if cell.get("cell_type") == "code":  # nbval's markers are for the tests, not readers
+            lines = cell.source.splitlines()
+            cell.source = "\n".join(line for line in lines if not NBVAL_MARK.match(line))
         hidden = meta.get("jupyter", {}).get("outputs_hidden") or meta.get("collapsed")
         if cell.get("cell_type") == "code" and hidden:
             tags = meta.setdefault("tags", [])
