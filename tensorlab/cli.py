@@ -308,7 +308,15 @@ def _release_for_check(folder: Path, scratch: Path) -> str:
 
 # ---------------------------------------------------------------------------- start
 def cmd_start(args) -> int:
-    from .course import CourseError, lab_command, lab_preflight, prepare_course, run_lab
+    from .course import (
+        CourseError,
+        lab_command,
+        lab_preflight,
+        opens_no_browser,
+        prepare_course,
+        run_lab,
+        serve_lab,
+    )
 
     try:
         report = prepare_course(args.dir, update=args.update)
@@ -317,16 +325,18 @@ def cmd_start(args) -> int:
         return EXIT_FAILED
     for line in report.lines():
         print(line)
-    problem = lab_preflight(
-        report.dest, port=args.port, no_browser=args.no_browser, extra=list(args.lab_args)
-    )
+    extra = list(args.lab_args)
+    problem = lab_preflight(report.dest, port=args.port, no_browser=args.no_browser, extra=extra)
     if problem:
         print(f"tensorlab start: error: {problem}", file=sys.stderr)
         return EXIT_FAILED
-    cmd = lab_command(
-        report.dest, port=args.port, no_browser=args.no_browser, extra=list(args.lab_args)
-    )
+    serve_only, note = opens_no_browser(args.no_browser, extra)
+    if note:
+        print(note)
+    cmd = lab_command(report.dest, port=args.port, no_browser=serve_only, extra=extra)
     print(f"starting JupyterLab in {report.dest} (stop it with Ctrl-C)", flush=True)
+    if serve_only:
+        return serve_lab(cmd, report.dest)
     return run_lab(cmd, report.dest)
 
 
