@@ -24,7 +24,41 @@ from . import _dtype as D
 from ._storage import UntypedStorage
 from ._tensor import Tensor
 
-__all__ = ["accepts_torch", "coerce", "from_torch", "is_torch_tensor", "to_torch"]
+__all__ = [
+    "TorchMissing",
+    "accepts_torch",
+    "coerce",
+    "from_torch",
+    "is_torch_tensor",
+    "require_torch",
+    "to_torch",
+]
+
+TORCH_MISSING = (
+    "this notebook needs real PyTorch, which is not installed here: "
+    'pip install "tensorlab-course[torch]" (or pip install torch==2.13.0), then restart the '
+    "kernel. Until then, read the outputs saved below."
+)
+
+
+class TorchMissing(ModuleNotFoundError):
+    """PyTorch is not installed. In a notebook it shows as one line that says what to install (no
+    traceback), and Run All stops there: the cells below keep the outputs saved with them."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"\x1b[31mTorchMissing\x1b[0m: {self}"]
+
+
+def require_torch():
+    """``import torch`` for a notebook that needs real PyTorch: the module, or :class:`TorchMissing`
+    (a ``ModuleNotFoundError``) saying what to install."""
+    try:
+        import torch
+    except ModuleNotFoundError as e:
+        if e.name != "torch":  # torch is there but broken: its own error is the useful one
+            raise
+        raise TorchMissing(TORCH_MISSING, name="torch") from None
+    return torch
 
 
 def _torch():
