@@ -15,6 +15,13 @@ def test_accuracies_within_ten_points_pass_and_beyond_fail():
     ]
 
 
+def test_counts_may_move_by_two():
+    assert differences("tensor([[75,  0,  4,  0]])", "tensor([[74,  1,  4,  2]])") == []
+    assert differences("tensor([[75,  0,  4,  0]])", "tensor([[75,  3,  4,  0]])") == [
+        "0 (saved) is now 3"
+    ]
+
+
 def test_numbers_within_a_quarter_pass_and_words_must_not_change():
     assert differences("loss 0.405, error 6.0e-11", "loss 0.407, error 7.0e-11") == []
     assert differences("loss 0.405", "loss 0.605") == ["0.405 (saved) is now 0.605"]
