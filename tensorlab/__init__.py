@@ -252,6 +252,9 @@ _LAZY = {
     "enable_grad": ("tensorlab.autograd", "enable_grad"),
     "is_grad_enabled": ("tensorlab.autograd", "is_grad_enabled"),
     "set_grad_enabled": ("tensorlab.autograd", "set_grad_enabled"),
+    "inference_mode": ("tensorlab.autograd", "inference_mode"),
+    "is_inference_mode_enabled": ("tensorlab.autograd", "is_inference_mode_enabled"),
+    "is_inference": ("tensorlab.autograd.grad_mode", "is_inference"),
     "save": ("tensorlab.serialization", "save"),  # torch's zip format (pickle, zipfile: lazy)
     "load": ("tensorlab.serialization", "load"),
     "serialization": ("tensorlab.serialization", None),

@@ -20,7 +20,14 @@ from __future__ import annotations
 from . import function, functional
 from .api import backward, grad
 from .function import Function, once_differentiable
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .gradcheck import gradcheck, gradgradcheck
 from .graph import Node
 
@@ -49,7 +56,9 @@ __all__ = [
     "gradcheck",
     "gradgradcheck",
     "is_anomaly_enabled",
+    "inference_mode",
     "is_grad_enabled",
+    "is_inference_mode_enabled",
     "no_grad",
     "set_detect_anomaly",
     "set_grad_enabled",
