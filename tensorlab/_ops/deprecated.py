@@ -1,7 +1,8 @@
 """The spellings torch 2.13 still accepts with a warning (``tensorlab.range``,
 ``chain_matmul``; ``Tensor.type_as`` without one) and the functions it removed but still names,
 which raise torch's own ``RuntimeError`` text telling what replaces them (``eig``, ``symeig``,
-``lstsq``, ``solve``, ``matrix_rank``; ``torch/_linalg_utils.py``)."""
+``lstsq``, ``solve``, ``matrix_rank``; ``torch/_linalg_utils.py``); and ``matrix_power``, the
+torch-level name of ``linalg.matrix_power``."""
 
 from __future__ import annotations
 
@@ -175,3 +176,16 @@ def eig(self, eigenvectors: bool = False, *, e=None, v=None):
         "should be replaced with:\n"
         "L_complex, V_complex = tensorlab.linalg.eig(A)"
     )
+
+
+# ----------------------------------------------------------- torch-level names of linalg functions
+@tensor_method("matrix_power")
+def matrix_power(input, n, *, out=None) -> Tensor:
+    """``tensorlab.matrix_power`` / ``Tensor.matrix_power``: ``linalg.matrix_power``."""
+    from ..linalg import matrix_power as _linalg_matrix_power
+
+    if isinstance(n, bool) or not isinstance(n, (builtins.int, np.integer)):
+        raise TypeError(
+            f"matrix_power(): argument 'n' (position 1) must be int, not {type(n).__name__}"
+        )
+    return _linalg_matrix_power(input, n, out=out)
