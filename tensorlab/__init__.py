@@ -127,9 +127,10 @@ def set_default_device(device) -> None:
 
 
 # Public classes show their public path (``<class 'tensorlab.Tensor'>``), as PyTorch's do.
-for _cls in (Tensor, Size, dtype, Generator, device, memory_format, layout, finfo, iinfo):
+for _cls in (Tensor, Size, dtype, device, memory_format, layout, finfo, iinfo):
     _cls.__module__ = "tensorlab"
 UntypedStorage.__module__ = "tensorlab"
+Generator.__module__ = "tensorlab._C"  # as torch.Generator is torch._C.Generator (issue 38)
 del _cls
 
 
