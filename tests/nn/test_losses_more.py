@@ -158,6 +158,28 @@ CASES = {
         [_x(d, (s[0], 3)), _x(d, (s[0], 3)), _x(d, (s[0], 3))],
         [],
     ),
+    "multi_margin": lambda d, s: (
+        lambda lib, X: lib.nn.functional.multi_margin_loss(
+            X[0], X[1].long(), p=2, margin=0.7, weight=X[2], reduction=X[-1]
+        ),
+        [_x(d, (s[0], 4))],
+        [
+            d.draw(hnp.arrays(np.int64, (s[0],), elements=st.integers(0, 3))).astype(np.float64),
+            _x(d, (4,), 0, 2),
+        ],
+    ),
+    "triplet_with_distance": lambda d, s: (
+        lambda lib, X: lib.nn.functional.triplet_margin_with_distance_loss(
+            X[0],
+            X[1],
+            X[2],
+            distance_function=lambda a, b: (a - b).abs().sum(-1),
+            swap=True,
+            reduction=X[-1],
+        ),
+        [_x(d, (s[0], 3)), _x(d, (s[0], 3)), _x(d, (s[0], 3))],
+        [],
+    ),
 }
 
 
@@ -200,6 +222,8 @@ def test_losses_match_torch(torch, data, name, shape, reduction):
         "nn.KLDivLoss(reduction='batchmean')",
         "nn.MultiLabelSoftMarginLoss()",
         "nn.TripletMarginLoss(margin=2.0)",
+        "nn.MultiMarginLoss(p=2, margin=0.5)",
+        "nn.TripletMarginWithDistanceLoss(margin=0.5, swap=True)",
     ],
 )
 def test_modules_match_torch(torch, code):
@@ -217,7 +241,9 @@ def test_modules_match_torch(torch, code):
                 out = m(x, y, s)
             elif n == "GaussianNLLLoss":
                 out = m(x, y, y.abs())
-            elif n == "TripletMarginLoss":
+            elif n == "MultiMarginLoss":
+                out = m(x, lib.tensor([0, 3, 1]))
+            elif n in ("TripletMarginLoss", "TripletMarginWithDistanceLoss"):
                 out = m(x, y, x.flip(0))
             elif n in ("SoftMarginLoss", "HingeEmbeddingLoss"):
                 out = m(x, y.sign())
@@ -252,6 +278,12 @@ def test_modules_match_torch(torch, code):
         "F.kl_div(a, b, reduction='avg')",
         "F.triplet_margin_loss(a, b, b[0])",
         "nn.TripletMarginLoss(margin=0)",
+        "F.multi_margin_loss(a, b.long(), p=3)",
+        "F.multi_margin_loss(a, lib.tensor([0, 5]))",
+        "F.multi_margin_loss(a, b[0].long(), weight=a)",
+        "F.triplet_margin_with_distance_loss(a, b, b, margin=0)",
+        "F.triplet_margin_with_distance_loss(a, b, b, reduction='avg')",
+        "nn.MultiMarginLoss(p=3)",
         "F.smooth_l1_loss(a, 3)",
     ],
 )
@@ -260,6 +292,7 @@ def test_errors_match_torch(torch, call):
         return {
             "F": lib.nn.functional,
             "nn": lib.nn,
+            "lib": lib,
             "a": lib.ones(2, 3),
             "b": lib.ones(2, 3) * 2,
         }

@@ -413,3 +413,74 @@ def triplet_margin_loss(
     if swap:
         dist_neg = tmin(dist_neg, pairwise_distance(positive, negative, p, eps))
     return _apply((margin + dist_pos - dist_neg).clamp_min(0), reduction)
+
+
+def triplet_margin_with_distance_loss(
+    anchor,
+    positive,
+    negative,
+    *,
+    distance_function=None,
+    margin: float = 1.0,
+    swap: bool = False,
+    reduction: str = "mean",
+) -> Tensor:
+    """``triplet_margin_loss`` with any ``distance_function`` (default ``pairwise_distance``)."""
+    from ... import minimum
+
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    a_dim, p_dim, n_dim = anchor.ndim, positive.ndim, negative.ndim
+    if not (a_dim == p_dim and p_dim == n_dim):
+        raise RuntimeError(
+            f"The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D "
+            "inputs"
+        )
+    if distance_function is None:
+        distance_function = pairwise_distance
+    dist_pos = distance_function(anchor, positive)
+    dist_neg = distance_function(anchor, negative)
+    if swap:
+        dist_neg = minimum(dist_neg, distance_function(positive, negative))
+    return _apply((margin + dist_pos - dist_neg).clamp_min(0), reduction)
+
+
+def multi_margin_loss(
+    input,
+    target,
+    p: int = 1,
+    margin: float = 1.0,
+    weight=None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
+    """Per sample, the mean over the other classes of ``max(0, margin - x[y] + x[c])`` (squared
+    for ``p=2``, times ``weight[y]``): the multi-class hinge loss."""
+    from ... import arange
+
+    reduction = _reduction(_red(reduction, size_average, reduce))
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    x = input if input.dim() == 2 else input.reshape(1, -1)
+    t = target.reshape(-1)
+    n, c = x.shape
+    if t.numel() != n:
+        raise RuntimeError(f"inconsistent target size, expected {n} but got {_sizes(target)}")
+    if bool(((t < 0) | (t >= c)).any()):
+        raise RuntimeError("target out of range")
+    xt = x.gather(1, t.unsqueeze(1))
+    z = (margin - xt + x).clamp_min(0)
+    h = z if p == 1 else z * z
+    if weight is not None:
+        h = h * weight[t].unsqueeze(1)
+    other = (arange(c).unsqueeze(0) != t.unsqueeze(1)).to(h.dtype)
+    loss = (h * other).sum(1) / c
+    if input.dim() != 2 and reduction == "none":
+        loss = loss.reshape(())
+    return _apply(loss, reduction)

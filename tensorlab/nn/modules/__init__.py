@@ -53,10 +53,13 @@ from .loss_more import (
     KLDivLoss,
     MarginRankingLoss,
     MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+    PairwiseDistance,
     PoissonNLLLoss,
     SmoothL1Loss,
     SoftMarginLoss,
     TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from .normalization import LayerNorm
 from .padding import (
@@ -128,10 +131,13 @@ __all__ += [
     "KLDivLoss",
     "MarginRankingLoss",
     "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss",
+    "PairwiseDistance",
     "PoissonNLLLoss",
     "SmoothL1Loss",
     "SoftMarginLoss",
     "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
     "MaxPool1d",
     "MaxPool2d",
     "MaxUnpool2d",
