@@ -189,3 +189,53 @@ def matrix_power(input, n, *, out=None) -> Tensor:
             f"matrix_power(): argument 'n' (position 1) must be int, not {type(n).__name__}"
         )
     return _linalg_matrix_power(input, n, out=out)
+
+
+# --------------------------------------------------------------- deprecated (warned once per run)
+_WARNED: set[str] = set()
+
+QR_WARNING = (
+    "tensorlab.qr is deprecated in favor of tensorlab.linalg.qr and will be removed in a future "
+    "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string parameter "
+    "'mode'.\nQ, R = tensorlab.qr(A, some)\nshould be replaced with\n"
+    "Q, R = tensorlab.linalg.qr(A, 'reduced' if some else 'complete')"
+)
+CHOLESKY_WARNING = (
+    "tensorlab.cholesky is deprecated in favor of tensorlab.linalg.cholesky and will be removed "
+    "in a future PyTorch release.\nL = tensorlab.cholesky(A)\nshould be replaced with\n"
+    "L = tensorlab.linalg.cholesky(A)\nand\nU = tensorlab.cholesky(A, upper=True)\n"
+    "should be replaced with\nU = tensorlab.linalg.cholesky(A).mH\nThis transform will produce "
+    "equivalent results for all valid (symmetric positive definite) inputs."
+)
+
+
+def _warn_once(key: str, message: str) -> None:
+    """torch's ``TORCH_WARN_ONCE``: the first call of the process warns, later ones do not."""
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
+_QR_TYPE = []
+
+
+@tensor_method("qr")
+def qr(input, some: bool = True, *, out=None):
+    """``(Q, R)`` (deprecated: ``linalg.qr(A, 'reduced' if some else 'complete')``)."""
+    from ..linalg import _named
+    from ..linalg import qr as _linalg_qr
+
+    _warn_once("qr", QR_WARNING)
+    if not _QR_TYPE:
+        _QR_TYPE.append(_named("qr", ("Q", "R")))
+    q, r = _linalg_qr(input, "reduced" if some else "complete")
+    return _QR_TYPE[0](q, r)
+
+
+@tensor_method("cholesky")
+def cholesky(input, upper: bool = False, *, out=None) -> Tensor:
+    """The Cholesky factor (deprecated: ``linalg.cholesky``; ``upper=True``: the upper one)."""
+    from ..linalg import cholesky as _linalg_cholesky
+
+    _warn_once("cholesky", CHOLESKY_WARNING)
+    return _linalg_cholesky(input, upper=upper)

@@ -179,3 +179,34 @@ def test_orthogonal_matches_torch(torch, rows, cols, extra, gain):
 )
 def test_init_errors_match_torch(torch, call):
     raises_same(lambda: eval(call, {"lib": tl}), lambda: eval(call, {"lib": torch}))
+
+
+def test_qr_and_cholesky_warn_once_and_match_torch(torch):
+    """``torch.qr``/``torch.cholesky`` (and the methods): torch's ``TORCH_WARN_ONCE`` text on
+    the first call of the process only, the values of ``linalg.qr``/``linalg.cholesky``."""
+    from tensorlab._ops import deprecated
+
+    deprecated._WARNED.clear()
+    a = [[4.0, 1.0, 0.5], [1.0, 3.0, 0.0], [0.5, 0.0, 2.0]]
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        ours = [tl.qr(tl.tensor(a)), tl.tensor(a).qr(some=False), tl.qr(tl.tensor(a)[:, :2], False)]
+        chol = [tl.cholesky(tl.tensor(a)), tl.tensor(a).cholesky(upper=True)]
+    assert [str(m.message) for m in w] == [deprecated.QR_WARNING, deprecated.CHOLESKY_WARNING]
+    assert deprecated.QR_WARNING.startswith("tensorlab.qr is deprecated in favor of")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = [
+            torch.qr(torch.tensor(a)),
+            torch.tensor(a).qr(some=False),
+            torch.qr(torch.tensor(a)[:, :2], False),
+        ]
+        chol_t = [torch.cholesky(torch.tensor(a)), torch.tensor(a).cholesky(upper=True)]
+    for o, t in zip(ours, theirs):
+        assert type(o).__name__ == type(t).__name__ == "qr"
+        assert repr(o).split("(")[0].replace("tensorlab", "torch") == repr(t).split("(")[0]
+        # the values to rounding (LAPACK through numpy against torch's); layouts are linalg's
+        np.testing.assert_allclose(o.Q.numpy(), t.Q.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(o.R.numpy(), t.R.numpy(), rtol=1e-5, atol=1e-6)
+    for o, t in zip(chol, chol_t):
+        np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-6)
