@@ -127,9 +127,10 @@ def set_default_device(device) -> None:
 
 
 # Public classes show their public path (``<class 'tensorlab.Tensor'>``), as PyTorch's do.
-for _cls in (Tensor, Size, dtype, Generator, device, memory_format, layout, finfo, iinfo):
+for _cls in (Tensor, Size, dtype, device, memory_format, layout, finfo, iinfo):
     _cls.__module__ = "tensorlab"
 UntypedStorage.__module__ = "tensorlab"
+Generator.__module__ = "tensorlab._C"  # as torch.Generator is torch._C.Generator (issue 38)
 del _cls
 
 
@@ -252,6 +253,9 @@ _LAZY = {
     "enable_grad": ("tensorlab.autograd", "enable_grad"),
     "is_grad_enabled": ("tensorlab.autograd", "is_grad_enabled"),
     "set_grad_enabled": ("tensorlab.autograd", "set_grad_enabled"),
+    "inference_mode": ("tensorlab.autograd", "inference_mode"),
+    "is_inference_mode_enabled": ("tensorlab.autograd", "is_inference_mode_enabled"),
+    "is_inference": ("tensorlab.autograd.grad_mode", "is_inference"),
     "save": ("tensorlab.serialization", "save"),  # torch's zip format (pickle, zipfile: lazy)
     "load": ("tensorlab.serialization", "load"),
     "serialization": ("tensorlab.serialization", None),

@@ -595,6 +595,7 @@ class Tensor(metaclass=_TensorMeta):
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        self._check_inference_requires_grad(value)
         if not self.is_leaf:
             extra = (
                 ""
@@ -611,6 +612,7 @@ class Tensor(metaclass=_TensorMeta):
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Mark this leaf as requiring grad (or not); returns ``self``."""
+        self._check_inference_requires_grad(requires_grad)
         if not self.is_leaf:
             if requires_grad:
                 return self
@@ -701,7 +703,21 @@ class Tensor(metaclass=_TensorMeta):
     @property
     def _version(self) -> int:
         """How many in-place writes this tensor (or a view of the same base) has had."""
+        if type(self._vc) is not list:
+            from .autograd.grad_mode import VERSION_INFERENCE
+
+            raise RuntimeError(VERSION_INFERENCE)
         return self._vc[0]
+
+    def is_inference(self) -> bool:
+        """True for a tensor made inside ``inference_mode`` (or a view or ``detach()`` of one)."""
+        return type(self._vc) is not list
+
+    def _check_inference_requires_grad(self, value) -> None:
+        if value and type(self._vc) is not list and not _GRAD.inference:
+            from .autograd.grad_mode import REQUIRES_GRAD_INFERENCE
+
+            raise RuntimeError(REQUIRES_GRAD_INFERENCE)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Add d(self)/d(leaf), weighted by ``gradient`` (needed unless ``self`` is a scalar),

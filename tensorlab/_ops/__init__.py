@@ -8,6 +8,7 @@ from . import (  # noqa: F401
     comparison,
     copies,
     creation,
+    deprecated,
     distributions,
     from_data,
     indexing,

@@ -615,3 +615,108 @@ def histc(input, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
 # torch has no Tensor.searchsorted/bucketize
 module_function("searchsorted")(searchsorted)
 module_function("bucketize")(bucketize)
+
+
+# ---------------------------------------------------------------------------------------------
+# histogram
+# ---------------------------------------------------------------------------------------------
+
+
+def _histogram_type():
+    from ..linalg import _named
+
+    cls = _named("histogram", ("hist", "bin_edges"))
+    return_types.histogram = cls
+    return cls
+
+
+def _fmt_double(v: float) -> str:
+    return _c_float(float(v))
+
+
+@tensor_method("histogram")
+def histogram(input, bins=100, *, range=None, weight=None, density: bool = False, out=None):
+    """``(hist, bin_edges)``: counts (or summed ``weight``s; a density with ``density=True``) of
+    the elements in ``bins`` equal-width bins over ``range`` (the data's min and max), or in the
+    bins whose edges the tensor ``bins`` lists; ``max`` falls in the last bin (ATen's
+    ``histogramdd`` kernel)."""
+    bins_tensor = isinstance(bins, Tensor)
+    if not isinstance(input, Tensor) or (bins_tensor and range is not None):
+        got = ", ".join(
+            [type(input).__name__, type(bins).__name__]
+            + ([f"range={type(range).__name__}"] if range is not None else [])
+        )
+        raise TypeError(
+            f"histogram() received an invalid combination of arguments - got ({got}), but "
+            "expected one of:\n"
+            " * (Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, tuple "
+            "of Tensors out = None)\n"
+            " * (Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = "
+            "None, bool density = False, tuple of Tensors out = None)\n"
+        )
+    x = input
+    if not x.dtype.is_floating_point:
+        raise not_implemented("histogramdd", x.dtype)
+    npd = x.dtype.np
+    arr = x._np().reshape(-1)
+    if weight is not None and tuple(weight.shape) != (arr.size,):
+        raise RuntimeError(
+            "tensorlab.histogramdd: if weight tensor is provided it should have the same shape as "
+            "the input tensor excluding its innermost dimension, but got input with shape "
+            f"[{arr.size}, 1] and weight with shape {_shape_list(weight.shape)}"
+        )
+    if bins_tensor:
+        edges = bins.detach()._np().reshape(-1).astype(npd)
+        nbins = edges.size - 1
+    else:
+        if bins <= 0:
+            raise RuntimeError(
+                f"tensorlab.histogram(): bins must be > 0, but got {bins} for dimension 0"
+            )
+        if range is not None:
+            lo, hi = float(range[0]), float(range[1])
+        elif arr.size:
+            lo, hi = float(arr.min()), float(arr.max())
+        else:
+            lo, hi = 0.0, 0.0
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            raise RuntimeError(
+                f"tensorlab.histogramdd: dimension 0's range [{_fmt_double(lo)}, "
+                f"{_fmt_double(hi)}] is not finite"
+            )
+        if lo > hi:
+            raise RuntimeError(
+                "tensorlab.histogramdd: min should not exceed max, but got min "
+                f"{_fmt_double(lo)} max {_fmt_double(hi)} for dimension 0"
+            )
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        from .creation import linspace
+
+        nbins = bins
+        edges = linspace(lo, hi, bins + 1, dtype=x.dtype)._np()
+    hist = np.zeros(max(nbins, 0), dtype=npd)
+    if nbins > 0 and arr.size:
+        left, right = edges[0], edges[-1]
+        keep = (arr >= left) & (arr <= right)
+        pos = np.searchsorted(edges, arr[keep], side="right") - 1
+        pos = np.minimum(pos, nbins - 1)
+        w = np.ones(pos.size, npd) if weight is None else weight._np().reshape(-1)[keep]
+        np.add.at(hist, pos, w.astype(npd))
+    if density:
+        total = _cascade_total(hist)
+        with np.errstate(all="ignore"):
+            hist = (hist / total).astype(npd)
+            hist = (hist / np.diff(edges)).astype(npd)
+    cls = getattr(return_types, "histogram", None) or _histogram_type()
+    return cls(_new(hist, x.dtype), _new(edges.copy(), x.dtype))
+
+
+def _cascade_total(a: np.ndarray):
+    from ._cascade import total
+
+    return total(a).astype(a.dtype).item()
+
+
+def _shape_list(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"

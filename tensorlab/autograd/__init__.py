@@ -8,6 +8,7 @@
 - :mod:`.api`: ``backward`` and ``grad``;
 - :mod:`.function`: custom ops (``Function``, ``once_differentiable``);
 - :mod:`.double_backward`: the formulas used by ``create_graph=True``;
+- :mod:`.gradcheck`: ``gradcheck``, ``gradgradcheck`` (finite differences against autograd);
 - :mod:`.functional`: ``jacobian``, ``hessian``, ``vjp``, ``jvp``, ``hvp``, ``vhp``.
 
 The tensor side (``requires_grad``, ``grad``, ``grad_fn``, ``is_leaf``, ``backward()``,
@@ -19,7 +20,15 @@ from __future__ import annotations
 from . import function, functional
 from .api import backward, grad
 from .function import Function, once_differentiable
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .gradcheck import gradcheck, gradgradcheck
 from .graph import Node
 
 _anomaly = False
@@ -44,8 +53,12 @@ __all__ = [
     "backward",
     "enable_grad",
     "grad",
+    "gradcheck",
+    "gradgradcheck",
     "is_anomaly_enabled",
+    "inference_mode",
     "is_grad_enabled",
+    "is_inference_mode_enabled",
     "no_grad",
     "set_detect_anomaly",
     "set_grad_enabled",

@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from .grad_mode import STATE
+from .grad_mode import SAVED_INFERENCE, STATE
 
 # ---------------------------------------------------------------------------------------------
 # messages PyTorch uses
@@ -96,6 +96,8 @@ class SavedTensor:
 
     def __init__(self, t, node: Node | None = None):
         vc = t._vc
+        if type(vc) is not list:
+            raise RuntimeError(SAVED_INFERENCE)
         self._vc = vc
         self._version = vc[0]
         self._released = False

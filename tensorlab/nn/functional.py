@@ -87,11 +87,43 @@ from ._functional.loss import (  # noqa: E402
     mse_loss,
     nll_loss,
 )
+from ._functional.loss_more import (  # noqa: E402
+    cosine_embedding_loss,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    huber_loss,
+    kl_div,
+    logsigmoid,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_soft_margin_loss,
+    pairwise_distance,
+    poisson_nll_loss,
+    smooth_l1_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+    triplet_margin_with_distance_loss,
+)
 from ._functional.normalization import batch_norm, layer_norm  # noqa: E402
 from ._functional.sparse import embedding  # noqa: E402
 from ._functional.upsampling import interpolate, upsample  # noqa: E402
 
 __all__ += [
+    "cosine_embedding_loss",
+    "gaussian_nll_loss",
+    "hinge_embedding_loss",
+    "huber_loss",
+    "kl_div",
+    "logsigmoid",
+    "margin_ranking_loss",
+    "multi_margin_loss",
+    "multilabel_soft_margin_loss",
+    "pairwise_distance",
+    "poisson_nll_loss",
+    "smooth_l1_loss",
+    "soft_margin_loss",
+    "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
     "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",

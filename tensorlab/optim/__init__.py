@@ -1,4 +1,4 @@
-"""``tensorlab.optim``: torch.optim's optimizers and ``lr_scheduler.StepLR``, following torch's
+"""``tensorlab.optim``: torch.optim's optimizers and every ``lr_scheduler``, following torch's
 single-tensor (CPU) paths step for step, laid out as ``torch/optim/``."""
 
 from __future__ import annotations

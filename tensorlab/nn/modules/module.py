@@ -318,24 +318,29 @@ class Module:
         return destination
 
     def load_state_dict(self, state_dict, strict: bool = True):
-        """Copy values into the existing parameters/buffers (shapes must match)."""
+        """Copy values into the existing parameters/buffers (shapes must match). The error lists
+        torch's lines in torch's order: missing keys, unexpected keys (``strict``), then each
+        size mismatch or non-tensor value in the model's order."""
+        from collections.abc import Mapping
+
         from ..parameter import is_lazy
 
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         errors = []
-        if strict:
-            if unexpected:
-                keys = ", ".join(f'"{k}"' for k in unexpected)
-                errors.append(f"Unexpected key(s) in state_dict: {keys}. ")
-            if missing:
-                keys = ", ".join(f'"{k}"' for k in missing)
-                errors.append(f"Missing key(s) in state_dict: {keys}. ")
         for k, target in own.items():
             if k not in state_dict:
                 continue
             src = state_dict[k]
+            if not isinstance(src, Tensor):
+                errors.append(
+                    f'While copying the parameter named "{k}", expected tensorlab.Tensor or '
+                    f"Tensor-like object from checkpoint but received {type(src)}"
+                )
+                continue
             if is_lazy(target) and not is_lazy(src):  # a lazy layer takes the saved shape
                 target.materialize(src.shape)
             if tuple(src.shape) != tuple(target.shape):
@@ -345,6 +350,13 @@ class Module:
                 )
                 continue
             target._np()[...] = src._np()
+        if strict:
+            if unexpected:
+                keys = ", ".join(f'"{k}"' for k in unexpected)
+                errors.insert(0, f"Unexpected key(s) in state_dict: {keys}. ")
+            if missing:
+                keys = ", ".join(f'"{k}"' for k in missing)
+                errors.insert(0, f"Missing key(s) in state_dict: {keys}. ")
         if errors:
             raise RuntimeError(
                 f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
