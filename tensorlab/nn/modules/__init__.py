@@ -40,21 +40,26 @@ from .batchnorm import (
     LazyBatchNorm3d,
 )
 from .container import ModuleDict, ModuleList
+from .distance import PairwiseDistance
 from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
 from .lazy import LazyModuleMixin
 from .linear import Identity, LazyLinear, Linear
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
-from .loss_more import (
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
     CosineEmbeddingLoss,
+    CrossEntropyLoss,
     GaussianNLLLoss,
     HingeEmbeddingLoss,
     HuberLoss,
     KLDivLoss,
+    L1Loss,
     MarginRankingLoss,
+    MSELoss,
     MultiLabelSoftMarginLoss,
     MultiMarginLoss,
-    PairwiseDistance,
+    NLLLoss,
     PoissonNLLLoss,
     SmoothL1Loss,
     SoftMarginLoss,
