@@ -351,6 +351,32 @@ class Kernel:
         if self._box is not None:
             self._box.lock()  # sockets bound: the kernel may not write in the IPC folder again
 
+    def spawn_answers(self) -> subprocess.Popen:
+        """Start the answer process (``_answers``) under this kernel's limits and sandbox, in a
+        sandbox of its own: stdin and stdout are pipes to the caller (see ``answers``)."""
+        argv = [sys.executable, "-m", "tensorlab.grading._launch", str(self.memory)]
+        if self.cpu > 0:
+            argv += ["--cpu", str(self.cpu)]
+        env = _kernel_env(self.workdir, self._private / "ipython", self.grading)
+        if self._box is not None:
+            from .sandbox import NPROC
+            from .sandbox import env as sandbox_env
+
+            argv += ["--nproc", str(NPROC), *self._box.launch_args(), "--answers"]
+            argv = self._box.argv(argv)
+            env = sandbox_env(env)
+        else:
+            argv.append("--answers")
+        return subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=str(self.workdir),
+            env=env,
+            start_new_session=True,
+        )
+
     def close_kernel(self) -> None:
         """Shut the kernel down now (kill it if it does not answer)."""
         client, self._client = self._client, None
