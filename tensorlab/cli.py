@@ -16,7 +16,6 @@ Exit statuses, the same for every command (README, "Exit statuses"):
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -81,11 +80,11 @@ def cmd_assign(args) -> int:
     from .grading.assign import AssignError, AuthoringError, assign
 
     try:
-        manifest = assign(args.solutions_dir, args.exercises_dir)
+        release = assign(args.solutions_dir, args.exercises_dir)
     except AssignError as e:
         print(f"tensorlab assign: error: {e}", file=sys.stderr)
         return 2 if isinstance(e, AuthoringError) else 1
-    n_nb, n_q = len(manifest["notebooks"]), len(manifest["questions"])
+    n_nb, n_q = len(release.notebooks), len(release.questions)
     print(
         f"wrote {n_nb} exercise notebooks ({n_q} questions) and release.json to {args.exercises_dir}"
     )
@@ -241,6 +240,7 @@ def _release_for_check(folder: Path, scratch: Path) -> str:
     longer match ``release.json``; the pristine templates are then taken from the course shipped
     with tensorlab when their hashes match, in a scratch copy of the release.
     """
+    import dataclasses
     import hashlib
     import shutil
 
@@ -262,21 +262,20 @@ def _release_for_check(folder: Path, scratch: Path) -> str:
         except OSError:
             return None
 
-    notebooks = load_release(local).get("notebooks", {})
-    if all(sha(local / name) == info.get("sha256") for name, info in notebooks.items()):
+    release = load_release(local)
+    if all(sha(local / name) == info.sha256 for name, info in release.notebooks.items()):
         return str(local)
     scratch.mkdir(parents=True)
-    manifest = load_release(local)
-    for name, info in notebooks.items():
+    for name, info in list(release.notebooks.items()):
         sources = [local / name] + ([shipped / name] if shipped is not None else [])
-        pristine = next((p for p in sources if sha(p) == info.get("sha256")), local / name)
+        pristine = next((p for p in sources if sha(p) == info.sha256), local / name)
         if pristine.is_file():
             shutil.copyfile(pristine, scratch / name)
-            if sha(pristine) != info.get("sha256") and manifest.get("authored"):
+            if sha(pristine) != info.sha256 and release.authored:
                 # your own course answered in place: no pristine copy anywhere; the answered
                 # notebook is the template (a self-check: only your own code runs)
-                manifest["notebooks"][name]["sha256"] = sha(pristine)
-    (scratch / RELEASE_FILE).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+                release.notebooks[name] = dataclasses.replace(info, sha256=sha(pristine))
+    (scratch / RELEASE_FILE).write_text(release.dumps())
     for extra in ("tensorlab-checks.json",):  # an authored course's public checks
         if (local / extra).is_file():
             shutil.copyfile(local / extra, scratch / extra)

@@ -9,7 +9,7 @@ A solution notebook marks its cells in metadata, ``cell.metadata["tensorlab"]``:
 - ``{"role": "hidden"}``: removed from the exercise (instructor-only material). Code between
   ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS`` is removed from any code cell.
 
-Outputs and execution counts are cleared. ``release.json`` (the release manifest) records, for
+Outputs and execution counts are cleared. ``release.json`` (the release, ``release.Release``) records, for
 every question, the notebook, the answer cell's id and the name the answer is bound to; the
 batch grader rebuilds submissions from it. Malformed markers raise ``AssignError`` with the
 notebook, cell and line. Output is deterministic: assigning twice gives identical bytes.
@@ -28,9 +28,9 @@ from pathlib import Path
 from .. import __version__
 from . import authoring
 from .registry import for_notebook, get
+from .release import RELEASE_FILE, RELEASE_FORMAT, NotebookInfo, QuestionInfo, Release
 
-RELEASE_FILE = "release.json"
-RELEASE_FORMAT = 1
+__all__ = ["RELEASE_FILE", "RELEASE_FORMAT", "AssignError", "AuthoringError", "assign"]
 LINE_LENGTH = 100
 _MARKER = re.compile(
     r"^(?P<indent>\s*)###\s*(?P<what>BEGIN|END) (?P<kind>SOLUTION|HIDDEN TESTS)\s*$"
@@ -136,7 +136,7 @@ def _role(cell) -> tuple[str | None, str | None]:
 
 
 def make_exercise(nb, name: str, authored: list | None = None):
-    """(exercise notebook, manifest entry) for the solution notebook ``nb`` named ``name``.
+    """(exercise notebook, release entry) for the solution notebook ``nb`` named ``name``.
 
     ``authored``: the (question, cell index) pairs the notebook declares (``authoring``), for
     an instructor's own notebook; its question cells are left out of the exercise."""
@@ -228,17 +228,19 @@ def make_exercise(nb, name: str, authored: list | None = None):
     questions = {}
     for qid in expected_ids:
         q = own[qid] if own is not None else get(qid)
-        questions[qid] = {
-            "notebook": name,
-            "cell_id": answers[qid],
-            "name": q.name,
-            "kind": q.kind,
-            "points": q.points,
-        }
-        if getattr(q, "partial", False):
-            questions[qid]["partial"] = True
-        if own is not None and not getattr(q, "reveal", False):
-            questions[qid]["withheld"] = True  # feedback files hide values at hidden inputs
+        questions[qid] = QuestionInfo(
+            id=qid,
+            notebook=name,
+            cell_id=answers[qid],
+            name=q.name,
+            kind=q.kind,
+            points=q.points,
+            partial=bool(getattr(q, "partial", False)),
+            # an authored question's feedback files hide values at hidden inputs
+            withheld=own is not None and not getattr(q, "reveal", False),
+            assessment=q.assessment,
+            title=q.title,
+        )
     return out, {"assignment": assignment, "questions": questions}
 
 
@@ -277,10 +279,10 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def assign(solutions_dir: str | os.PathLike, exercises_dir: str | os.PathLike) -> dict:
+def assign(solutions_dir: str | os.PathLike, exercises_dir: str | os.PathLike) -> Release:
     """Generate the exercises and ``release.json`` from every ``*.ipynb`` in ``solutions_dir``.
 
-    Nothing is written unless every notebook is valid. Returns the release manifest.
+    Nothing is written unless every notebook is valid. Returns the release.
     """
     import nbformat
 
@@ -289,12 +291,7 @@ def assign(solutions_dir: str | os.PathLike, exercises_dir: str | os.PathLike) -
     if not paths:
         raise AssignError(f"no notebooks in {src}")
     outputs: dict[str, bytes] = {}
-    manifest = {
-        "format": RELEASE_FORMAT,
-        "tensorlab_version": __version__,
-        "notebooks": {},
-        "questions": {},
-    }
+    release = Release(notebooks={}, questions={}, tensorlab_version=__version__)
     checks: dict[str, dict] = {}
     authored_nbs: dict[str, str] = {}
     for path in paths:
@@ -304,24 +301,25 @@ def assign(solutions_dir: str | os.PathLike, exercises_dir: str | os.PathLike) -
             raise AssignError(f"{path.name}: cannot read notebook: {e}") from None
         authored = None
         if authoring.is_authored(nb):
-            authored = _load_authored(nb, path.name, set(manifest["questions"]) | set(checks))
+            authored = _load_authored(nb, path.name, set(release.questions) | set(checks))
             for q, _ in authored:
                 checks[q.id] = authoring.check_data(q)
             authored_nbs[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
         exercise, entry = make_exercise(nb, path.name, authored)
         data = notebook_bytes(exercise)
         outputs[path.name] = data
-        manifest["notebooks"][path.name] = {
-            "assignment": entry["assignment"],
-            "sha256": hashlib.sha256(data).hexdigest(),
-            "questions": list(entry["questions"]),
-        }
+        release.notebooks[path.name] = NotebookInfo(
+            path.name,
+            entry["assignment"],
+            hashlib.sha256(data).hexdigest(),
+            tuple(entry["questions"]),
+        )
         for qid, info in entry["questions"].items():
-            if qid in manifest["questions"]:
+            if qid in release.questions:
                 raise AssignError(f"{path.name}: question {qid!r} also appears in another notebook")
-            manifest["questions"][qid] = info
+            release.questions[qid] = info
     if authored_nbs:  # where `grade` finds the references: the instructor's own folder
-        manifest["authored"] = {"solutions": str(src.resolve()), "notebooks": authored_nbs}
+        release.authored = {"solutions": str(src.resolve()), "notebooks": authored_nbs}
     dst.mkdir(parents=True, exist_ok=True)
     for name, data in outputs.items():
         write_atomic(dst / name, data)
@@ -329,9 +327,9 @@ def assign(solutions_dir: str | os.PathLike, exercises_dir: str | os.PathLike) -
         doc = {"format": RELEASE_FORMAT, "questions": checks}
         text = json.dumps(doc, indent=1, sort_keys=True) + "\n"
         write_atomic(dst / authoring.CHECKS_FILE, text.encode("utf-8"))
-    text = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
-    write_atomic(dst / RELEASE_FILE, text.encode("utf-8"))
-    return manifest
+    write_atomic(dst / RELEASE_FILE, release.dumps().encode("utf-8"))
+    release.folder = str(dst)
+    return release
 
 
 def _load_authored(nb, name: str, taken: set[str]) -> list:
@@ -361,15 +359,6 @@ def _load_authored(nb, name: str, taken: set[str]) -> list:
     return found
 
 
-def load_release(release_dir: str | os.PathLike) -> dict:
-    """The release manifest of an exercises directory (``release.json``)."""
-    path = Path(release_dir) / RELEASE_FILE
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise FileNotFoundError(
-            f"no {RELEASE_FILE} in {release_dir}: run `tensorlab assign SOLUTIONS {release_dir}`"
-        ) from None
-    if manifest.get("format") != RELEASE_FORMAT:
-        raise ValueError(f"{path}: unsupported release format {manifest.get('format')!r}")
-    return manifest
+def load_release(release_dir: str | os.PathLike, *, full: bool = False) -> Release:
+    """The release of an exercises directory (``release.json``; see ``Release.load``)."""
+    return Release.load(release_dir, full=full)

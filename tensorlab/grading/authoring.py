@@ -42,8 +42,8 @@ from pathlib import Path
 from typing import Any
 
 from .model import Expect, Misconception, Question
+from .release import CHECKS_FILE
 
-CHECKS_FILE = "tensorlab-checks.json"
 KINDS = ("value", "function", "layout")
 HIDDEN_CASES = 10
 
@@ -280,20 +280,20 @@ def _with_notebook(q: Authored, notebook: str) -> Authored:
 _loaded: dict[str, str] = {}  # notebook -> digest of the code registered in this process
 
 
-def ensure_registered(manifest: dict) -> None:
+def ensure_registered(code: dict | None, public: dict | None) -> None:
     """Register the authored questions a release needs, in this process (a grading worker):
-    the instructor's references when the grader has them (``manifest["authored_code"]``, read
-    by ``grade`` from the solutions), else the learner's public checks (``tensorlab check``)."""
+    the instructor's references when the grader has them (``code``: ``Release.authored_code``,
+    read from the solutions), else the learner's public checks (``public``: ``tensorlab
+    check``)."""
     from .registry import register
 
-    code = manifest.get("authored_code") or {}
+    code = code or {}
     for notebook, cells in code.items():
         digest = hashlib.sha256(json.dumps(cells).encode()).hexdigest()
         if _loaded.get(notebook) == digest:
             continue
         register([q for q, _ in load_code([tuple(c) for c in cells], notebook)])
         _loaded[notebook] = digest
-    public = manifest.get("authored_public")
     if public:
         register([public_question(qid, d) for qid, d in public.items() if qid not in _known()])
 
@@ -304,10 +304,10 @@ def _known() -> set:
     return set(_authored)
 
 
-def read_solutions(manifest: dict) -> dict | None:
-    """``{notebook: [(index, source)]}`` of a release's authored notebooks, read from the
-    solutions folder ``assign`` recorded; None if it is not here (a learner's machine)."""
-    info = manifest.get("authored")
+def read_solutions(info: dict | None) -> dict | None:
+    """``{notebook: [(index, source)]}`` of a release's authored notebooks (``info``:
+    ``Release.authored``), read from the solutions folder ``assign`` recorded; None if it is
+    not here (a learner's machine)."""
     if not info:
         return None
     folder = Path(info.get("solutions", ""))

@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .rebuild import ExecCell
+    from .release import QuestionInfo
 
 
-def harness_source(nonce: str, qid: str, info: dict, payload: str) -> str:
+def harness_source(nonce: str, qid: str, info: QuestionInfo, payload: str) -> str:
     return (
         "import tensorlab.grading._harness as _tl_harness\n"
-        f"_tl_harness.respond({nonce!r}, {qid!r}, {info['name']!r}, {info['kind']!r}, "
+        f"_tl_harness.respond({nonce!r}, {qid!r}, {info.name!r}, {info.kind!r}, "
         f"{payload!r})"
     )
 

@@ -3,8 +3,8 @@
 One notebook is one Dask task (``task``): it runs on a worker exactly what a local run does
 (``run.grade_job``: the rebuilt notebook in a fresh sandboxed, limited kernel, judged against
 the references on the worker, outside the kernel) and returns the notebook's record. The
-submission's bytes and the release (manifest and templates) travel as task data, so workers need
-no shared file system, only tensorlab (``pip install tensorlab[cluster]``) and bubblewrap.
+submission's bytes and the release (a ``Release`` with its templates) travel as task data, so
+workers need no shared file system, only tensorlab (``pip install tensorlab[cluster]``) and bubblewrap.
 
 Faults are Dask's: a worker that dies mid-task has its tasks rescheduled on another worker, and
 each notebook's record is taken once (the task's key is unique); a notebook whose task still
@@ -102,7 +102,7 @@ def _reachable(address: str) -> None:
         ) from None
 
 
-def task(job, manifest: dict, settings) -> dict:
+def task(job, release, settings) -> dict:
     """Grade one notebook on a worker: its sandbox is checked first, then graded as locally.
 
     As in a local worker, the next notebook's kernel is launched while this one is graded.
@@ -118,10 +118,10 @@ def task(job, manifest: dict, settings) -> dict:
         if reason is not None:
             return lost_record(
                 job,
-                manifest,
+                release,
                 f"the sandbox cannot start on worker {socket.gethostname()}: {reason}",
             )
-    return grade_job(job, manifest, settings)
+    return grade_job(job, release, settings)
 
 
 class DaskExecutor(Executor):
@@ -141,11 +141,11 @@ class DaskExecutor(Executor):
         return settings.timeout + self.stall_margin
 
     @contextlib.contextmanager
-    def session(self, manifest: dict, settings):
+    def session(self, release, settings):
         client, cluster = connect(self.address)
         try:
             self.client = client
-            self.shared = client.scatter(manifest, broadcast=True)
+            self.shared = client.scatter(release, broadcast=True)
             self.run_id = uuid.uuid4().hex[:12]
             yield
         finally:
@@ -154,7 +154,7 @@ class DaskExecutor(Executor):
             if cluster is not None:
                 cluster.close()
 
-    def attempt(self, items, manifest, settings, number, take) -> None:
+    def attempt(self, items, release, settings, number, take) -> None:
         from .records import lost_record
         from .run import _clip
 
@@ -189,7 +189,7 @@ class DaskExecutor(Executor):
                         submit(i, job, n, avoid=busy)
                     else:
                         reason = f"no answer from the cluster in {limit:g} s, twice"
-                        take(i, lost_record(job, manifest, reason))
+                        take(i, lost_record(job, release, reason))
                 last = time.monotonic()
                 continue
             else:
@@ -199,5 +199,5 @@ class DaskExecutor(Executor):
                 try:
                     rec = fut.result()
                 except Exception as e:  # noqa: BLE001 - e.g. KilledWorker after repeated deaths
-                    rec = lost_record(job, manifest, f"{type(e).__name__}: {_clip(e)}")
+                    rec = lost_record(job, release, f"{type(e).__name__}: {_clip(e)}")
                 take(i, rec)

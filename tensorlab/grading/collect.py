@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .records import UNASSIGNED
+from .release import Release
 from .text import display, raw_bytes, same_name
 
 MAX_SUBMISSION_BYTES = 20 * 2**20
@@ -162,7 +163,7 @@ def _walk(root: Path) -> list[tuple[Path, bool]]:
     return sorted(found)
 
 
-def collect(paths: list[str], manifest: dict) -> list[Job]:
+def collect(paths: list[str], release: Release) -> list[Job]:
     """Every submission under ``paths``, read and identified, before any kernel starts.
 
     A folder is a class folder: ``<student>/<NN_topic>.ipynb`` (deeper levels still belong to
@@ -177,7 +178,7 @@ def collect(paths: list[str], manifest: dict) -> list[Job]:
     kept, so two names differing only there are two students). Raises ``FileNotFoundError``
     for a path that does not exist.
     """
-    notebooks = manifest["notebooks"]
+    notebooks = release.notebooks
     jobs: list[Job] = []
     for arg in paths:
         p = Path(arg)

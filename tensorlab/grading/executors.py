@@ -44,20 +44,20 @@ class Executor:
 
     policy: RetryPolicy = RETRY
 
-    def session(self, manifest: dict, settings):
+    def session(self, release, settings):
         """A context manager around the whole run (e.g. a cluster connection)."""
         return contextlib.nullcontext()
 
-    def attempt(self, items: list, manifest: dict, settings, number: int, take) -> None:
+    def attempt(self, items: list, release, settings, number: int, take) -> None:
         """Grade every ``(index, job)`` of ``items`` once; ``take(index, record)`` as they come."""
         raise NotImplementedError
 
-    def run(self, jobs: list, manifest: dict, settings, sink) -> list[dict]:
+    def run(self, jobs: list, release, settings, sink) -> list[dict]:
         """Grade ``jobs``; their final records, in the order of ``jobs``."""
         records: dict[int, dict] = {}
         failed: set[int] = set()
         pending = list(range(len(jobs)))
-        with self.session(manifest, settings):
+        with self.session(release, settings):
             for number in range(1, self.policy.attempts + 1):
                 if not pending:
                     break
@@ -69,7 +69,7 @@ class Executor:
                     records[i] = self.policy.final(rec, i in failed)
                     sink.update(records[i])
 
-                self.attempt([(i, jobs[i]) for i in pending], manifest, settings, number, take)
+                self.attempt([(i, jobs[i]) for i in pending], release, settings, number, take)
                 pending = [i for i in pending if i not in records]
         return [records[i] for i in range(len(jobs)) if i in records]
 
@@ -80,7 +80,7 @@ class LocalPool(Executor):
     def __init__(self, workers: int = 1):
         self.workers = max(1, workers)
 
-    def attempt(self, items, manifest, settings, number, take) -> None:
+    def attempt(self, items, release, settings, number, take) -> None:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed
         from concurrent.futures.process import BrokenProcessPool
@@ -92,17 +92,15 @@ class LocalPool(Executor):
             initargs=(settings.kernel_limits(),),
         )
         try:
-            futures = {
-                pool.submit(grade_job, job, manifest, settings): (i, job) for i, job in items
-            }
+            futures = {pool.submit(grade_job, job, release, settings): (i, job) for i, job in items}
             for fut in as_completed(futures):
                 i, job = futures[fut]
                 try:
                     rec = fut.result()
                 except BrokenProcessPool:
-                    rec = lost_record(job, manifest, "the grading worker was killed")
+                    rec = lost_record(job, release, "the grading worker was killed")
                 except Exception as e:  # noqa: BLE001 - e.g. a record that cannot be sent back
-                    rec = lost_record(job, manifest, f"{type(e).__name__}: {_clip(e)}")
+                    rec = lost_record(job, release, f"{type(e).__name__}: {_clip(e)}")
                 take(i, rec)
         except BaseException:  # Ctrl-C: stop now; the workers' sandboxes die with them
             for proc in list((getattr(pool, "_processes", None) or {}).values()):

@@ -30,7 +30,6 @@ import sys
 import time
 from pathlib import Path
 
-from .assign import load_release
 from .collect import (  # noqa: F401 - the stages' public names, importable from here too
     MAX_SUBMISSION_BYTES,
     Job,
@@ -40,8 +39,9 @@ from .collect import (  # noqa: F401 - the stages' public names, importable from
     student_file,
 )
 from .executors import executor_for
-from .rebuild import ExecCell, read_templates, rebuild  # noqa: F401
+from .rebuild import ExecCell, rebuild  # noqa: F401
 from .records import STATUSES, UNASSIGNED  # noqa: F401
+from .release import Release
 from .results import (  # noqa: F401
     UNDO_PREFIX,
     Busy,
@@ -98,28 +98,6 @@ class Progress:
         self.stream.flush()
 
 
-def _authored_questions(manifest: dict, release_dir) -> None:
-    """An instructor's own questions for the workers: the solutions' code when the grader has
-    the solutions (references, hidden inputs), else the public checks (``tensorlab check`` on a
-    learner's machine)."""
-    import json
-
-    from .authoring import CHECKS_FILE, read_solutions
-
-    code = read_solutions(manifest)
-    if code is not None:
-        manifest["authored_code"] = code
-        return
-    path = Path(release_dir) / CHECKS_FILE
-    try:
-        manifest["authored_public"] = json.loads(path.read_text(encoding="utf-8"))["questions"]
-    except (OSError, ValueError, KeyError) as e:
-        raise FileNotFoundError(
-            f"this release has the instructor's own questions, and neither their solutions "
-            f"({manifest['authored'].get('solutions')}) nor {path} are here: {e}"
-        ) from None
-
-
 def grade(
     submissions: list[str],
     out_dir: str | os.PathLike,
@@ -144,11 +122,8 @@ def grade(
     from .sandbox import resolve
 
     mode = resolve(sandbox)
-    manifest = load_release(release_dir)
-    manifest["templates"] = read_templates(release_dir, manifest)
-    if manifest.get("authored"):
-        _authored_questions(manifest, release_dir)
-    job_list = collect(submissions, manifest)  # every file read now, before any kernel starts
+    release = Release.load(release_dir, full=True)  # read once; every stage shares it
+    job_list = collect(submissions, release)  # every file read now, before any kernel starts
     out = Path(out_dir)
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
@@ -164,7 +139,7 @@ def grade(
             job_list,
             out,
             created,
-            manifest,
+            release,
             release_dir,
             mode,
             seed,
@@ -184,7 +159,7 @@ def _grade_locked(
     job_list,
     out,
     created,
-    manifest,
+    release: Release,
     release_dir,
     mode,
     seed,
@@ -202,7 +177,7 @@ def _grade_locked(
         seed = secrets.randbits(32)
     settings = Settings(str(Path(release_dir).resolve()), cell_timeout, timeout, memory, seed, mode)
     started = time.monotonic()
-    results = Results(out, manifest, settings, job_list, feedback=True)
+    results = Results(out, release, settings, job_list, feedback=True)
     results.created = created
     sink = Sink(Progress(len(job_list), progress), results)
     records: list[dict | None] = [None] * len(job_list)
@@ -212,10 +187,10 @@ def _grade_locked(
             if needs_kernel(job):
                 runnable.append(i)
             else:
-                records[i] = grade_notebook(job, manifest, settings)
+                records[i] = grade_notebook(job, release, settings)
                 sink.update(records[i])
         todo = [job_list[i] for i in runnable]
-        graded = executor_for(cluster, jobs).run(todo, manifest, settings, sink) if todo else []
+        graded = executor_for(cluster, jobs).run(todo, release, settings, sink) if todo else []
         for i, rec in zip(runnable, graded):
             records[i] = rec
         done = [r for r in records if r is not None]

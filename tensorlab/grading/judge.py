@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import math
 import threading
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,50 +27,21 @@ from .encode import (
     encode,
 )
 from .model import Expect, Misconception, Question, make_cases
+from .rules import (
+    RULE_IMPORTS,
+    answer_names,
+    latest_cells,
+    names_in_source,
+    names_used,
+    rule_check,
+    rule_verdict,
+    rule_violation,
+    transform,
+    with_rules,
+)
+from .verdict import STAGES, Failure, Verdict
 
-STAGES = ("attempted", "rules", "type", "dtype", "shape", "values", "layout")
 JUDGE_SECONDS = 10.0  # every judge step of one question (decode, references, comparisons)
-
-
-@dataclass(frozen=True)
-class Failure:
-    """Where and why an answer differs from the reference."""
-
-    stage: str
-    message: str
-
-
-@dataclass
-class Verdict:
-    """The outcome of judging one question.
-
-    ``status``: passed | failed | not_attempted | error (plus, in batch grading, timeout |
-    kernel_died | missing). ``case``: for function questions, the index of the first failing
-    call and a description of its arguments.
-    """
-
-    qid: str
-    status: str
-    stage: str | None = None
-    message: str = ""
-    misconception: Misconception | None = None
-    case_index: int | None = None
-    case_args: tuple | None = None
-    expected: Any = None
-    actual: Any = None
-    n_cases: int = 0
-    n_passed: int = 0
-    details: dict = field(default_factory=dict)
-
-    @property
-    def passed(self) -> bool:
-        return self.status == "passed"
-
-    def as_record(self, points: float, partial: bool = False) -> dict:
-        """The JSON-able summary stored in a grade file (its layout: ``records``)."""
-        from .records import verdict_record
-
-        return verdict_record(self, points, partial)
 
 
 # ---------------------------------------------------------------------------- the guard
@@ -753,20 +723,6 @@ def collect_function_results(fn, q: Question, seed: int) -> list:
     return [call_encoded(fn, args)[0] for args in make_cases(q, seed)]
 
 
-# The rule check lives in ``rules``; its names stay importable from here.
-from .rules import (  # noqa: E402
-    RULE_IMPORTS,
-    answer_names,
-    latest_cells,
-    names_in_source,
-    names_used,
-    rule_check,
-    rule_verdict,
-    rule_violation,
-    transform,
-    with_rules,
-)
-
 __all__ = [
     "MISSING",
     "STAGES",
@@ -783,7 +739,6 @@ __all__ = [
     "judge_value",
     "latest_cells",
     "RULE_IMPORTS",
-    "latest_cells",
     "names_in_source",
     "names_used",
     "rule_check",

@@ -69,6 +69,9 @@ class Question:
     the comparison with the reference for open questions (it returns None or a failure message).
     ``forbidden``: names a function answer must not use (e.g. ``repeat_interleave`` when the
     exercise says "using only view and repeat"); see ``judge.rule_violation``.
+    ``assessment``: what a passing answer proves (``release.ASSESSMENTS``: derive, implement,
+    predict, written, free), stated in the notebook, the feedback and the report; ``title``: a
+    short human name for feedback pages and reports (the id when empty).
     """
 
     id: str
@@ -86,10 +89,16 @@ class Question:
     judge: Callable[[Any], str | None] | None = None
     points: float = 1.0
     forbidden: tuple[str, ...] = ()
+    assessment: str = "free"
+    title: str = ""
 
     def __post_init__(self):
+        from .release import ASSESSMENTS
+
         if self.kind not in ("value", "function"):
             raise ValueError(f"{self.id}: kind must be 'value' or 'function'")
+        if self.assessment not in ASSESSMENTS:
+            raise ValueError(f"{self.id}: assessment must be one of {', '.join(ASSESSMENTS)}")
         if self.kind == "function" and (self.cases is None or self.reference is None):
             raise ValueError(f"{self.id}: a function question needs cases and a reference")
         if self.reference is None and self.judge is None:

@@ -81,12 +81,6 @@ def feedback_file(student_json: str) -> str:
     return student_json[: -len(".json")] + ".html"
 
 
-def withheld(manifest: dict) -> set[str]:
-    """Questions whose grader messages a feedback page must not show (they may name values at
-    hidden inputs of an instructor's own question)."""
-    return {q for q, info in manifest.get("questions", {}).items() if info.get("withheld")}
-
-
 def _question_row(qid: str, rec: dict, hide: bool) -> str:
     pts = f"{rec.get('points', 0):g}/{rec.get('max_points', 0):g}"
     if rec.get("partial") and rec.get("cases"):

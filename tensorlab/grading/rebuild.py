@@ -3,18 +3,13 @@
 The template's code cells in order, with only the learner's *answer* cells spliced in (found by
 their question id in cell metadata, else by cell id). Check cells, edited or not, are never run;
 a missing answer cell scores 0 with the reason ``missing``. The templates are read once, by the
-parent process, and checked against ``release.json``.
+parent process, and checked against ``release.json`` (``Release.read_templates``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 from dataclasses import dataclass
-from pathlib import Path
-
-from .assign import RELEASE_FILE
 
 
 @dataclass
@@ -95,22 +90,3 @@ def parse_submission(data: bytes) -> dict:
     if not isinstance(submission, dict) or not isinstance(submission.get("cells"), list):
         raise ValueError("not a notebook (no list of cells)")
     return submission
-
-
-def read_templates(release_dir: str | os.PathLike, manifest: dict) -> dict[str, str]:
-    """The released notebooks' text, read once by the parent and checked against release.json.
-
-    Workers get this text, never the files, so nothing a graded notebook writes to disk can
-    change how the next ones are rebuilt.
-    """
-    out = {}
-    for name, info in manifest["notebooks"].items():
-        path = Path(release_dir) / name
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise FileNotFoundError(f"{path} (listed in {RELEASE_FILE}) is missing") from None
-        if hashlib.sha256(data).hexdigest() != info["sha256"]:
-            raise ValueError(f"{path} does not match {RELEASE_FILE}: run `tensorlab assign` again")
-        out[name] = data.decode("utf-8")
-    return out

@@ -19,8 +19,14 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 from .. import __version__
+from .release import max_score
+
+if TYPE_CHECKING:
+    from .release import QuestionInfo, Release
+    from .verdict import Verdict
 
 STATUSES = ("passed", "failed", "not_attempted", "error", "timeout", "kernel_died", "missing")
 GRADEBOOK_COLUMNS = ("student", "score", "max_score", "lost")
@@ -71,9 +77,9 @@ def earned(max_points: float, passed: bool, n_passed: int, n_cases: int, partial
 
 
 def verdict_record(
-    verdict, max_points: float, partial: bool = False, with_hint: bool = False
+    verdict: Verdict, max_points: float, partial: bool = False, with_hint: bool = False
 ) -> dict:
-    """A judged question's record (a ``judge.Verdict``; ``partial``: points per passed case;
+    """A judged question's record (a ``Verdict``; ``partial``: points per passed case;
     ``with_hint``: the misconception's hint is kept, for an authored question)."""
     m = verdict.misconception
     points = earned(max_points, verdict.passed, verdict.n_passed, verdict.n_cases, partial)
@@ -92,25 +98,16 @@ def verdict_record(
     )
 
 
-def unjudged(infos: dict, status: str, message: str) -> dict:
+def unjudged(infos: dict[str, QuestionInfo], status: str, message: str) -> dict:
     """Records for questions that could not be judged (0 points; their max kept)."""
     return {
-        qid: question_record(status, info["points"], message=message) for qid, info in infos.items()
+        qid: question_record(status, info.points, message=message) for qid, info in infos.items()
     }
 
 
-def question_infos(manifest: dict, notebook: str | None) -> dict:
-    """The release manifest's entry of each question of ``notebook`` (empty if unknown)."""
-    if notebook is None or notebook not in manifest["notebooks"]:
-        return {}
-    return {q: manifest["questions"][q] for q in manifest["notebooks"][notebook]["questions"]}
-
-
-def max_score(infos: dict) -> float:
-    return float(sum(i["points"] for i in infos.values()))
-
-
-def notebook_record(job, infos: dict, status: str = "graded", reason: str | None = None) -> dict:
+def notebook_record(
+    job, infos: dict[str, QuestionInfo], status: str = "graded", reason: str | None = None
+) -> dict:
     """A notebook's record before its questions are judged (``job``: a ``collect.Job``)."""
     return {
         "path": job.path,
@@ -126,9 +123,9 @@ def notebook_record(job, infos: dict, status: str = "graded", reason: str | None
     }
 
 
-def lost_record(job, manifest: dict, reason: str, tb: str | None = None) -> dict:
+def lost_record(job, release: Release, reason: str, tb: str | None = None) -> dict:
     """The record of a notebook the grader could not grade: 0 points, its max score kept."""
-    infos = question_infos(manifest, job.notebook)
+    infos = release.infos(job.notebook)
     rec = notebook_record(job, infos, "grader_error", reason)
     del rec["restarts"]
     rec["questions"] = unjudged(infos, "grader_error", reason)
@@ -137,9 +134,9 @@ def lost_record(job, manifest: dict, reason: str, tb: str | None = None) -> dict
     return rec
 
 
-def missing_record(student: str, nb: str, manifest: dict) -> dict:
+def missing_record(student: str, nb: str, release: Release) -> dict:
     """The placeholder of a notebook a student did not submit."""
-    infos = question_infos(manifest, nb)
+    infos = release.infos(nb)
     reason = "no submission for this notebook"
     return {
         "path": None,
@@ -153,19 +150,21 @@ def missing_record(student: str, nb: str, manifest: dict) -> dict:
     }
 
 
-def student_doc(student: str, file: str, records: list[dict], notebooks, manifest, settings):
+def student_doc(
+    student: str, file: str, records: list[dict], notebooks, release: Release, settings
+) -> dict:
     """A student's grade file: their notebooks' records (missing ones filled in), totals."""
     by_nb = {r.get("notebook"): r for r in records}
     subs = list(records)
     for nb in notebooks if student != UNASSIGNED else ():
-        if nb not in by_nb and nb in manifest["notebooks"]:
-            subs.append(missing_record(student, nb, manifest))
+        if nb not in by_nb and nb in release.notebooks:
+            subs.append(missing_record(student, nb, release))
     graded = [s for s in subs if s.get("notebook")]
     return {
         "student": student,
         "file": file,
         "tensorlab_version": __version__,
-        "release_tensorlab_version": manifest.get("tensorlab_version"),
+        "release_tensorlab_version": release.tensorlab_version,
         "grader": asdict(settings),
         "score": float(sum(s.get("score", 0.0) for s in graded)),
         "max_score": float(sum(s.get("max_score", 0.0) for s in graded)),

@@ -19,6 +19,7 @@ from pathlib import Path
 from .assign import write_atomic
 from .collect import student_file
 from .records import GRADEBOOK_COLUMNS, UNASSIGNED, gradebook_row, student_doc
+from .release import Release
 
 
 def _key(rec: dict) -> str:
@@ -129,11 +130,11 @@ class Results:
     """
 
     def __init__(
-        self, out_dir, manifest: dict, settings, jobs=(), min_interval=1.0, feedback=False
+        self, out_dir, release: Release, settings, jobs=(), min_interval=1.0, feedback=False
     ):
         self.out = Path(out_dir)
         self.feedback = feedback  # finish() also writes DIR/feedback/<student>.html
-        self.manifest, self.settings = manifest, settings
+        self.release, self.settings = release, settings
         self.created = False
         self.undo: Path | None = None
         self.touched: dict[str, bool] = {}  # file name -> existed before this run
@@ -149,8 +150,8 @@ class Results:
         names = {job.notebook for job in jobs} | {
             r.get("notebook") for subs in self.by_student.values() for r in subs.values()
         }
-        self.notebooks = sorted(n for n in names if n in manifest["notebooks"])
-        self.qids = [q for nb in self.notebooks for q in manifest["notebooks"][nb]["questions"]]
+        self.notebooks = sorted(n for n in names if n in release.notebooks)
+        self.qids = release.qids(self.notebooks)
         self.rows: dict[str, list[str]] = {}
         for student in self.by_student:
             self.rows[student] = gradebook_row(self._doc(student), self.qids)
@@ -161,7 +162,7 @@ class Results:
     def _doc(self, student: str) -> dict:
         subs = list(self.by_student[student].values())
         file = student_file(student)
-        return student_doc(student, file, subs, self.notebooks, self.manifest, self.settings)
+        return student_doc(student, file, subs, self.notebooks, self.release, self.settings)
 
     def _write(self, name: str, data: bytes) -> None:
         if not self.out.is_dir():
@@ -236,9 +237,9 @@ class Results:
         return docs
 
     def _write_feedback(self, docs: list[dict]) -> None:
-        from .pages import FEEDBACK_DIR, feedback_file, student_page, withheld
+        from .pages import FEEDBACK_DIR, feedback_file, student_page
 
-        hidden = withheld(self.manifest)
+        hidden = self.release.withheld()
         for doc in docs:
             if doc["student"] == UNASSIGNED:
                 continue
@@ -281,20 +282,20 @@ class Results:
             self.undo = None
 
 
-def write_results(out_dir: Path, records: list[dict], manifest: dict, settings) -> list[dict]:
+def write_results(out_dir: Path, records: list[dict], release: Release, settings) -> list[dict]:
     """``<student>.json`` for every student and ``gradebook.csv``, each written atomically.
 
     Students and notebooks graded by earlier runs into ``out_dir`` are kept: a run over a
     subset of the class updates those students' notebooks and leaves every other row as it was.
     """
-    results = Results(out_dir, manifest, settings)
+    results = Results(out_dir, release, settings)
     for r in records:
         results.incoming.setdefault(r["student"], []).append(r)
     results.notebooks = sorted(
         set(results.notebooks)
-        | {r.get("notebook") for r in records if r.get("notebook") in manifest["notebooks"]}
+        | {r.get("notebook") for r in records if r.get("notebook") in release.notebooks}
     )
-    results.qids = [q for nb in results.notebooks for q in manifest["notebooks"][nb]["questions"]]
+    results.qids = release.qids(results.notebooks)
     return results.finish()
 
 

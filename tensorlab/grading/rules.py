@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .verdict import Verdict
+
 if TYPE_CHECKING:
-    from .judge import Verdict
     from .model import Question
 
 
@@ -563,7 +564,5 @@ def with_rules(q: Question, verdict: Verdict, broken: str | None) -> Verdict:
 
 def rule_verdict(q: Question, message: str) -> Verdict:
     """A failed verdict for a broken rule, attributed to the ``forbidden`` misconception."""
-    from .judge import Verdict
-
     m = next((m for m in q.misconceptions if m.key == "forbidden"), None)
     return Verdict(q.id, "failed", "rules", message, m)

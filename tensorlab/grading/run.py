@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from . import batch_judge
 from .collect import Job
 from .rebuild import ExecCell, parse_submission, rebuild
-from .records import lost_record, notebook_record, question_infos, unjudged, verdict_record
+from .records import lost_record, notebook_record, unjudged, verdict_record
+from .release import QuestionInfo, Release
 
 MAX_RESTARTS = 3
 PRELUDE = (  # .format(key=...): the harness signs every answer with this notebook's secret key
@@ -155,7 +156,9 @@ def _unanswered(runner: Runner, qid: str, decoded_missing: bool) -> tuple[str, s
     return None
 
 
-def _ask_and_judge(runner: Runner, q, info: dict, nonce: str, settings, results: dict) -> dict:
+def _ask_and_judge(
+    runner: Runner, q, info: QuestionInfo, nonce: str, settings, results: dict
+) -> dict:
     """Ask the kernel for question ``q``'s answer and judge it: the question's record (stored
     in ``results`` before the kernel is restarted after a fatal call)."""
     qid = q.id
@@ -186,17 +189,17 @@ def _ask_and_judge(runner: Runner, q, info: dict, nonce: str, settings, results:
     verdict = batch_judge.judge_answer(q, answer, settings.seed)  # never raises
     verdict = batch_judge.with_rules(q, cells, verdict)
     authored = hasattr(q, "partial")  # an instructor's own question: its hints are for learners
-    return verdict_record(verdict, float(info["points"]), bool(info.get("partial")), authored)
+    return verdict_record(verdict, info.points, info.partial, authored)
 
 
-def grade_notebook(job: Job, manifest: dict, settings: Settings) -> dict:
+def grade_notebook(job: Job, release: Release, settings: Settings) -> dict:
     """Grade one submission; never raises for anything the submission does."""
     import nbformat
 
     from .registry import get
 
     started = time.monotonic()
-    infos = question_infos(manifest, job.notebook)
+    infos = release.infos(job.notebook)
     record = notebook_record(job, infos)
     if job.problem is not None or job.data is None:
         record.update(status=job.status, reason=job.problem or "the submission was not read")
@@ -214,11 +217,8 @@ def grade_notebook(job: Job, manifest: dict, settings: Settings) -> dict:
         record.update(status="error", reason=reason)
         record["questions"] = unjudged(infos, "error", reason)
         return record
-    if manifest.get("authored"):
-        from .authoring import ensure_registered
-
-        ensure_registered(manifest)  # an instructor's own questions, in this process
-    template = nbformat.reads(manifest["templates"][job.notebook], as_version=4)
+    release.register_authored()  # an instructor's own questions, in this process
+    template = nbformat.reads(release.templates[job.notebook], as_version=4)
     cells, problems = rebuild(template, submission, infos)
     results: dict[str, dict] = {}
     for qid, reason in problems.items():
@@ -316,9 +316,9 @@ def _init_worker(limits: tuple) -> None:
     _prelaunch(limits)
 
 
-def grade_job(job: Job, manifest: dict, settings: Settings) -> dict:
+def grade_job(job: Job, release: Release, settings: Settings) -> dict:
     """Worker entry point: ``grade_notebook`` that reports its own crashes as records."""
     try:
-        return grade_notebook(job, manifest, settings)
+        return grade_notebook(job, release, settings)
     except Exception as e:  # noqa: BLE001 - a grader bug must not stop the batch
-        return lost_record(job, manifest, f"{type(e).__name__}: {_clip(e)}", traceback.format_exc())
+        return lost_record(job, release, f"{type(e).__name__}: {_clip(e)}", traceback.format_exc())

@@ -103,10 +103,8 @@ def write_cost(students: int) -> None:
     settings = Settings(str(EXERCISES))
     records, jobs = [], []
     for s in range(students):
-        for nb, info in manifest["notebooks"].items():
-            qs = {
-                q: {"status": "passed", "points": 1.0, "max_points": 1.0} for q in info["questions"]
-            }
+        for nb, info in manifest.notebooks.items():
+            qs = {q: {"status": "passed", "points": 1.0, "max_points": 1.0} for q in info.questions}
             student = f"student{s:05d}"
             jobs.append(Job(f"/c/{student}/{nb}", student, nb, b""))
             records.append(
@@ -124,7 +122,7 @@ def write_cost(students: int) -> None:
         start = time.perf_counter()
         write_results(Path(tmp) / "once", records, manifest, settings)
         times["once at the end"] = time.perf_counter() - start
-    print(f"--- writing grade files: {students} students x {len(manifest['notebooks'])} notebooks")
+    print(f"--- writing grade files: {students} students x {len(manifest.notebooks)} notebooks")
     for how, t in times.items():
         print(f"{how:<24}: {t:.2f} s  ({t / students * 1000:.2f} ms per student)")
 

@@ -28,7 +28,7 @@ def manifest():
 
 
 def _record(manifest, student, notebook, passed, *, status="graded", mis=None, qstatus=None):
-    qids = manifest["notebooks"][notebook]["questions"]
+    qids = manifest.notebooks[notebook].questions
     qs = {}
     for i, q in enumerate(qids):
         ok = i < passed
@@ -60,7 +60,7 @@ def graded(tmp_path, manifest):
     """A graded class written by the real writer: ann full marks, bob with a misconception,
     cy with a lost notebook and a killed question, zoë (a unicode name)."""
     out = tmp_path / "out"
-    n = len(manifest["notebooks"][STRIDES]["questions"])
+    n = len(manifest.notebooks[STRIDES].questions)
     recs = [
         _record(manifest, "ann", STRIDES, n),
         _record(manifest, "ann", VIEWS, 2),
@@ -119,7 +119,7 @@ def test_report_counts_the_class(graded):
     assert "lost: the worker was killed" in page and "kernel died" in page
     assert "4 students" in r.stdout and "swapped (2 students)" in r.stdout
     # the views questions ann did not get: only she submitted views, nobody solved those
-    views = load_release(EXERCISES)["notebooks"][VIEWS]["questions"]
+    views = load_release(EXERCISES).notebooks[VIEWS].questions
     assert f"nobody solved: {', '.join(sorted(views[2:]))}" in r.stdout
     for qid in views[2:]:
         assert f"<li><code>{qid}</code></li>" in page
@@ -150,9 +150,7 @@ def test_canvas_export_matches_the_gradebook_import_columns(graded, tmp_path):
     rows = _parse(dest)
     head = rows[0]
     assert head[:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-    points = {
-        nb: len(load_release(EXERCISES)["notebooks"][nb]["questions"]) for nb in (STRIDES, VIEWS)
-    }
+    points = {nb: len(load_release(EXERCISES).notebooks[nb].questions) for nb in (STRIDES, VIEWS)}
     assert head[5:] == [
         f"04_strides ({points[STRIDES]} points)",
         f"05_views ({points[VIEWS]} points)",

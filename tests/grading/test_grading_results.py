@@ -35,7 +35,7 @@ def manifest():
 
 
 def _record(manifest, student: str, notebook: str, points: float) -> dict:
-    qids = manifest["notebooks"][notebook]["questions"]
+    qids = manifest.notebooks[notebook].questions
     qs = {
         q: {"status": "passed" if i < points else "failed", "points": float(i < points),
             "max_points": 1.0, "stage": None, "message": "", "misconception": None,
