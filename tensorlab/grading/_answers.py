@@ -223,10 +223,15 @@ class _Pristine:
         for name, space, _, copies in self.spaces:
             for k, tp, copy in copies:
                 v = space.get(k)
-                now = tuple(v.items()) if tp is dict else tuple(v)
-                if len(now) != len(copy) or any(a is not b for a, b in zip(now, copy)):
-                    if tp is set and set(now) == set(copy):
-                        continue
+                if type(v) is not tp or len(v) != len(copy):
+                    return f"modifying `{name}.{k}`"
+                if tp is dict:
+                    same = all(v.get(a, v) is b for a, b in copy)
+                elif tp is set:
+                    same = all(a in v for a in copy)
+                else:
+                    same = all(a is b for a, b in zip(v, copy))
+                if not same:
                     return f"modifying `{name}.{k}`"
         for name, cls, items in self.classes:
             now = vars(cls)
@@ -311,11 +316,10 @@ def _read_all(fd: int) -> bytes:
 def main() -> None:
     """Run the request on stdin; write signed lines on stdout; never return."""
     raw = _read_all(0)
-    _os.close(0)
     key, request = raw[:KEY_BYTES], _json.loads(raw[KEY_BYTES:].decode("utf-8"))
     del raw
     nonce = request["nonce"]
-    out = _os.dup(1)  # the grader's pipe; fds 1 and 2 go nowhere
+    out = _os.dup(1)  # the grader's pipe (fd 3 or above); fds 0, 1 and 2 go nowhere
     null = _os.open(_os.devnull, _os.O_WRONLY)
     for fd in (0, 1, 2):
         _os.dup2(null, fd)

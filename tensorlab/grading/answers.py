@@ -208,7 +208,7 @@ def ask(kernel, cells: list, skip: set, questions: list, budget, cell_timeout: f
     ask each of ``questions`` (``(qid, name, kind, payload)``) for its answer. ``budget()`` is
     the notebook's time left (it raises when there is none)."""
     out = Asked()
-    for i, cell in enumerate(cells):
+    for cell in cells:
         if cell.qid is not None:
             for what in scan(cell.source):
                 out.note(cell.qid, f"{what}")

@@ -19,6 +19,7 @@ import traceback
 from dataclasses import dataclass
 
 from . import batch_judge
+from .answers import ask
 from .collect import Job
 from .rebuild import ExecCell, parse_submission, rebuild
 from .records import lost_record, notebook_record, unjudged, verdict_record
@@ -156,38 +157,24 @@ def _unanswered(runner: Runner, qid: str, decoded_missing: bool) -> tuple[str, s
     return None
 
 
-def _ask_and_judge(
-    runner: Runner, q, info: QuestionInfo, nonce: str, settings, results: dict
-) -> dict:
-    """Ask the kernel for question ``q``'s answer and judge it: the question's record (stored
-    in ``results`` before the kernel is restarted after a fatal call)."""
+def _judge(runner: Runner, q, info: QuestionInfo, asked, settings) -> dict:
+    """Question ``q``'s record from what the answer process said (``answers.ask``)."""
     qid = q.id
-    cells = runner.cells
-    source = batch_judge.harness_source(nonce, qid, info, batch_judge.payload(q, settings.seed))
-    r = runner.run(source)
-    if r.status in ("timeout", "dead"):
-        status = "timeout" if r.status == "timeout" else "kernel_died"
-        reason = (
-            "calling your answer did not finish within the time limit"
-            if status == "timeout"
-            else "calling your answer killed the kernel"
-        )
-        results[qid] = unjudged({qid: info}, status, reason)[qid]
-        runner.recover(r.status, len(cells))
-        return results[qid]
-    ok = r.status == "ok"
-    answer = batch_judge.answer_from(r.outputs, nonce, qid, runner.key) if ok else None
+    if qid in asked.failed:
+        return unjudged({qid: info}, *asked.failed[qid])[qid]
+    what = asked.cannot_follow(qid)
+    if what:
+        answer = {"t": "cannot_follow", "what": ", ".join(what)}
+    else:
+        answer = asked.answers.get(qid)
     if answer is None:
-        reason = "no answer came back from the kernel"
-        if r.status == "error":
-            reason += f" ({_clip(r.ename, 100)}: {_clip(r.evalue, 200)})"
-        return unjudged({qid: info}, "error", reason)[qid]
+        return unjudged({qid: info}, "error", "no answer came back from the answer process")[qid]
     missing = isinstance(answer, dict) and answer.get("t") == "missing"
     override = _unanswered(runner, qid, missing)
     if override is not None:
         return unjudged({qid: info}, *override)[qid]
     verdict = batch_judge.judge_answer(q, answer, settings.seed)  # never raises
-    verdict = batch_judge.with_rules(q, cells, verdict)
+    verdict = batch_judge.with_rules(q, runner.cells, verdict)
     authored = hasattr(q, "partial")  # an instructor's own question: its hints are for learners
     return verdict_record(verdict, info.points, info.partial, authored)
 
@@ -230,10 +217,18 @@ def grade_notebook(job: Job, release: Release, settings: Settings) -> dict:
         try:
             runner.start(0)
             runner.run_cells()
-            nonce = secrets.token_hex(16)
+            kernel.close_kernel()  # its job is done: the answers come from the answer process
+            asked_for = [
+                (qid, info.name, info.kind, batch_judge.payload(get(qid), settings.seed))
+                for qid, info in infos.items()
+                if qid not in results
+            ]
+            asked = ask(
+                kernel, cells, set(runner.poisoned), asked_for, runner.budget, settings.cell_timeout
+            )
             for qid, info in infos.items():
                 if qid not in results:
-                    results[qid] = _ask_and_judge(runner, get(qid), info, nonce, settings, results)
+                    results[qid] = _judge(runner, get(qid), info, asked, settings)
         except _OutOfTime:
             reason = f"the notebook did not finish within {settings.timeout:g} s"
             for qid, info in infos.items():
