@@ -203,6 +203,10 @@ def _stop(proc) -> None:
             pass
 
 
+def _cell_qid(cells: list, i) -> str | None:
+    return cells[i].qid if isinstance(i, int) and 0 <= i < len(cells) else None
+
+
 def ask(kernel, cells: list, skip: set, questions: list, budget, cell_timeout: float) -> Asked:
     """Run ``cells`` (``ExecCell``; indices in ``skip`` left out) in fresh answer processes and
     ask each of ``questions`` (``(qid, name, kind, payload)``) for its answer. ``budget()`` is
@@ -241,6 +245,11 @@ def ask(kernel, cells: list, skip: set, questions: list, budget, cell_timeout: f
                     return out
                 for where, what in msg.get("events") or []:
                     out.note(where[2] if isinstance(where, list) else None, what)
+                if reader.forged:  # written while this cell ran
+                    out.note(
+                        _cell_qid(cells, msg.get("i")), "writing its own messages to the grader"
+                    )
+                    reader.forged = 0
             while todo:
                 q = todo[0]
                 current = q[0]
