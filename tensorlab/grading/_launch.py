@@ -22,6 +22,7 @@ import sys
 
 MAX_FILE_BYTES = 256 * 2**20
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_PDEATHSIG = 1
 
 
 def _limit(which: int, value: int) -> None:
@@ -82,7 +83,20 @@ def _option(name: str) -> int | None:
     return None
 
 
+def die_with_parent() -> None:
+    """SIGKILL this process when its parent (the grading worker, or bwrap) dies, however it
+    dies; exit now if the parent is already gone (Linux only; a no-op elsewhere)."""
+    parent = os.getppid()
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        return
+    if os.getppid() != parent:
+        os._exit(1)
+
+
 def main() -> None:
+    die_with_parent()
     memory = int(sys.argv.pop(1))
     cpu, nproc, uid = _option("--cpu"), _option("--nproc"), _option("--uid")
     answers = "--answers" in sys.argv

@@ -235,13 +235,18 @@ class Kernel:
         # the owner's pid in the name: a sandbox left by a killed worker can be swept later
         self._private = Path(tempfile.mkdtemp(prefix=f"tensorlab-kernel-{os.getpid()}-"))
         self._box = None
+        self._cgroup = None
         from .sandbox import sweep
 
         sweep(Path(tempfile.gettempdir()))
         if sandbox:
-            from .sandbox import Sandbox
+            from . import cgroups
+            from .sandbox import NPROC, Sandbox
 
             self._box = Sandbox.create(self._private)
+            cgroups.sweep()
+            # one budget for the kernel and everything it starts (None: per-process limits only)
+            self._cgroup = cgroups.Cgroup.create(self.memory, NPROC + cgroups.PIDS_SLACK)
         self._client = None
         self._connected = False
         self._launches = 0
@@ -262,6 +267,8 @@ class Kernel:
             from .sandbox import NPROC
 
             argv = self._box.argv(argv + ["--nproc", str(NPROC), *self._box.launch_args()])
+        if self._cgroup is not None:
+            argv = self._cgroup.wrap(argv)
         spec = {
             "argv": argv + ["-f", "{connection_file}"],
             "display_name": "tensorlab grader",
@@ -367,6 +374,8 @@ class Kernel:
             env = sandbox_env(env)
         else:
             argv.append("--answers")
+        if self._cgroup is not None:
+            argv = self._cgroup.wrap(argv)
         return subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
@@ -398,6 +407,8 @@ class Kernel:
             # the kernel leads its own process group: end what the notebook started in it too
             with contextlib.suppress(OSError):
                 os.killpg(proc.pid, signal.SIGKILL)
+        if self._cgroup is not None:
+            self._cgroup.kill()  # and whatever left that group: its cgroup holds everything
         context, self._context = self._context, None
         if context is not None:
             with contextlib.suppress(Exception):
@@ -409,6 +420,9 @@ class Kernel:
         from .sandbox import remove_tree
 
         self.close_kernel()
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
         if self._box is not None:
             self._box.cleanup()
         remove_tree(self._private)

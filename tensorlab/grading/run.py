@@ -12,7 +12,9 @@ process, the kernel for the next submission is launched while the current one is
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import secrets
 import time
 import traceback
@@ -303,9 +305,27 @@ def enable_spare() -> None:
         atexit.register(_close_spare)
 
 
+def _detach_worker() -> None:
+    """In a grading worker process: die when the grader dies (``kill -9`` included: its kernels
+    then die with it, bwrap's ``--die-with-parent``) and hold none of the grader's terminal or
+    pipe (``tensorlab grade | tee`` ends when the grader does)."""
+    from ._launch import die_with_parent
+
+    die_with_parent()
+    try:
+        null = os.open(os.devnull, os.O_RDWR)
+    except OSError:  # pragma: no cover
+        return
+    for fd in (0, 1, 2):
+        with contextlib.suppress(OSError):
+            os.dup2(null, fd)
+    os.close(null)
+
+
 def _init_worker(limits: tuple) -> None:
     from multiprocessing.util import Finalize
 
+    _detach_worker()
     _spare["enabled"] = True
     Finalize(None, _close_spare, exitpriority=10)
     _prelaunch(limits)
