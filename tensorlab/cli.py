@@ -74,6 +74,12 @@ def _sandbox_note(command: str, mode: str) -> None:
             "anywhere this user can",
             file=sys.stderr,
         )
+        return
+    from .grading.cgroups import probe
+
+    reason = probe()
+    if reason is not None:  # said once per run; the per-process limits stay
+        print(f"tensorlab {command}: note: {reason}", file=sys.stderr)
 
 
 def cmd_assign(args) -> int:
@@ -164,6 +170,11 @@ def cmd_grade(args) -> int:
         f"{summary['seconds']:.1f} s (seed {summary['seed']}, sandbox {mode}); results in "
         f"{args.out}"
     )
+    not_graded = summary.get("not_graded") or []
+    for line in not_graded[:20]:
+        print(f"not graded: {terminal(line)}")
+    if len(not_graded) > 20:
+        print(f"not graded: ... and {len(not_graded) - 20} more")
     for rec in summary["grader_errors"]:
         print(
             f"warning: {terminal(rec['path'])} could not be graded (recorded as lost, "
