@@ -49,7 +49,9 @@ def _default_release(hint: Path | None = None) -> str:
 
 
 def _usage_error(command: str, message: str) -> int:
-    print(f"tensorlab {command}: error: {message}", file=sys.stderr)
+    from .grading.text import terminal
+
+    print(terminal(f"tensorlab {command}: error: {message}"), file=sys.stderr)
     return 2
 
 
@@ -529,6 +531,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_report(args) -> int:
     from .grading.pages import summary_lines, write_report
+    from .grading.text import terminal
 
     if not Path(args.dir).is_dir():
         return _usage_error("report", f"{args.dir} is not a folder")
@@ -538,13 +541,14 @@ def cmd_report(args) -> int:
         print(f"tensorlab report: error: {e}", file=sys.stderr)
         return 1
     for line in summary_lines(summary):
-        print(line)
+        print(terminal(line))
     print(f"wrote {path}")
     return 0
 
 
 def cmd_export(args) -> int:
     from .grading.export import RosterError, Unmatched, export
+    from .grading.text import terminal
 
     if not Path(args.dir).is_dir():
         return _usage_error("export", f"{args.dir} is not a folder")
@@ -556,17 +560,19 @@ def cmd_export(args) -> int:
         return _usage_error("export", str(e))
     except Unmatched as e:
         print(
-            f"tensorlab export: error: not in the roster: {e} (nothing written; add them to "
-            f"{args.roster}, or pass --allow-unmatched)",
+            terminal(
+                f"tensorlab export: error: not in the roster: {e} (nothing written; add them "
+                f"to {args.roster}, or pass --allow-unmatched)"
+            ),
             file=sys.stderr,
         )
         return 1
     except (OSError, ValueError) as e:
-        print(f"tensorlab export: error: {e}", file=sys.stderr)
+        print(terminal(f"tensorlab export: error: {e}"), file=sys.stderr)
         return 1
-    print(f"wrote {done['rows']} students to {args.out} ({args.format})")
+    print(terminal(f"wrote {done['rows']} students to {args.out} ({args.format})"))
     for student in done["unmatched"]:
-        print(f"warning: not in the roster, not exported: {student}", file=sys.stderr)
+        print(f"warning: not in the roster, not exported: {terminal(student)}", file=sys.stderr)
     return 0
 
 

@@ -28,6 +28,7 @@ import unicodedata
 from pathlib import Path
 
 from .records import UNASSIGNED
+from .text import csv_cell
 
 FORMATS = ("canvas", "moodle", "gradescope")
 IDENTITIES = {
@@ -166,7 +167,8 @@ def export(out_dir, fmt: str, roster_path, dest, *, allow_unmatched: bool = Fals
     if unmatched and not allow_unmatched:
         raise Unmatched(unmatched)
     buf = io.StringIO()
-    csv.writer(buf, lineterminator="\r\n").writerows(rows)
+    # every cell through the one sanitiser: no formula, no invisible character (text.csv_cell)
+    csv.writer(buf, lineterminator="\r\n").writerows([[csv_cell(str(c)) for c in r] for r in rows])
     write_atomic(Path(dest), buf.getvalue().encode("utf-8"))
     n = len(rows) - (2 if fmt == "canvas" else 1)
     return {"rows": n, "unmatched": unmatched}
