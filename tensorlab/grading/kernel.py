@@ -407,8 +407,6 @@ class Kernel:
             # the kernel leads its own process group: end what the notebook started in it too
             with contextlib.suppress(OSError):
                 os.killpg(proc.pid, signal.SIGKILL)
-        if self._cgroup is not None:
-            self._cgroup.kill()  # and whatever left that group: its cgroup holds everything
         context, self._context = self._context, None
         if context is not None:
             with contextlib.suppress(Exception):

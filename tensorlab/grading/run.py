@@ -164,17 +164,16 @@ def _judge(runner: Runner, q, info: QuestionInfo, asked, settings) -> dict:
     qid = q.id
     if qid in asked.failed:
         return unjudged({qid: info}, *asked.failed[qid])[qid]
+    answer = asked.answers.get(qid)
+    missing = isinstance(answer, dict) and answer.get("t") == "missing"
+    override = _unanswered(runner, qid, missing)  # the answer cell failed: that is the reason
+    if override is not None:
+        return unjudged({qid: info}, *override)[qid]
     what = asked.cannot_follow(qid)
     if what:
         answer = {"t": "cannot_follow", "what": ", ".join(what)}
-    else:
-        answer = asked.answers.get(qid)
     if answer is None:
         return unjudged({qid: info}, "error", "no answer came back from the answer process")[qid]
-    missing = isinstance(answer, dict) and answer.get("t") == "missing"
-    override = _unanswered(runner, qid, missing)
-    if override is not None:
-        return unjudged({qid: info}, *override)[qid]
     verdict = batch_judge.judge_answer(q, answer, settings.seed)  # never raises
     verdict = batch_judge.with_rules(q, runner.cells, verdict)
     authored = hasattr(q, "partial")  # an instructor's own question: its hints are for learners
@@ -214,10 +213,13 @@ def grade_notebook(job: Job, release: Release, settings: Settings) -> dict:
         results[qid] = unjudged({qid: infos[qid]}, "missing", reason)[qid]
 
     workdir, kernel = _take_kernel(settings.kernel_limits())
+    early = asked = None
     with workdir:
         runner = Runner(kernel, cells, settings)
         try:
             runner.start(0)
+            # the answer process starts (its imports) while the notebook runs in the kernel
+            early = kernel.spawn_answers()
             runner.run_cells()
             kernel.close_kernel()  # its job is done: the answers come from the answer process
             asked_for = [
@@ -226,7 +228,13 @@ def grade_notebook(job: Job, release: Release, settings: Settings) -> dict:
                 if qid not in results
             ]
             asked = ask(
-                kernel, cells, set(runner.poisoned), asked_for, runner.budget, settings.cell_timeout
+                kernel,
+                cells,
+                set(runner.poisoned),
+                asked_for,
+                runner.budget,
+                settings.cell_timeout,
+                early=early,
             )
             for qid, info in infos.items():
                 if qid not in results:
@@ -240,8 +248,13 @@ def grade_notebook(job: Job, release: Release, settings: Settings) -> dict:
             for qid, info in infos.items():
                 results.setdefault(qid, unjudged({qid: info}, "kernel_died", reason)[qid])
         finally:
+            if early is not None and early.poll() is None:
+                from .answers import _stop
+
+                _stop(early)
             kernel.close()
-        record["restarts"] = max(0, runner.restarts - 1)
+        # kernels and answer processes started again after one died or hung
+        record["restarts"] = max(0, runner.restarts - 1) + (asked.restarts if asked else 0)
     record["questions"] = {qid: results[qid] for qid in infos}
     record["score"] = float(sum(r["points"] for r in record["questions"].values()))
     record["duration_s"] = round(time.monotonic() - started, 2)
