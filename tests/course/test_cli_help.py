@@ -42,12 +42,22 @@ def _readme_options() -> dict[str, dict[str, str]]:
 def test_start_is_listed_first_and_the_top_help_has_no_rest_markup():
     help_text = build_parser().format_help()
     assert "``" not in help_text
-    assert list(_subparsers()) == ["start", "assign", "grade", "check", "report", "export"]
+    assert list(_subparsers()) == [
+        "start",
+        "assign",
+        "collect",
+        "grade",
+        "check",
+        "report",
+        "export",
+    ]
     listed = re.findall(r"^    (\w+)\s", help_text, re.M)
     assert listed[0] == "start", help_text
 
 
-@pytest.mark.parametrize("command", ["start", "assign", "grade", "check", "report", "export"])
+@pytest.mark.parametrize(
+    "command", ["start", "assign", "collect", "grade", "check", "report", "export"]
+)
 def test_every_subcommand_has_a_description_and_every_option_its_default(command):
     sp = _subparsers()[command]
     assert sp.description and len(sp.description) > 60, command

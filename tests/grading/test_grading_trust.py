@@ -125,7 +125,8 @@ TRACEBACK_FRAMES = (
 )
 GC_SECRET = (
     "import sys\n\n"
-    "_gc = [m for n, m in vars(sys)['mod' + 'ules'].items() if n == 'g' + 'c'][0]\n"
+    "_import = vars(vars(sys)['mod' + 'ules']['builtins'])['__imp' + 'ort__']\n"
+    "_gc = _import('g' + 'c')\n"
     "keys = [o for o in _gc.get_objects() if isinstance(o, bytes) and len(o) == 64]\n"
     + WRONG_LAYOUT
 )
