@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 MAX_LINE_BYTES = 600 * 2**20
 MAX_RESTARTS = 3
+STARTUP_SECONDS = 60  # an answer process's start (interpreter, numpy, tensorlab) on a busy machine
 
 # modules whose import the grader cannot follow (they observe or rewrite other code)
 # (threads, signal handlers, builtins and module attributes are checked at run time instead)
@@ -244,8 +245,10 @@ def ask(
             except OSError:
                 pass
             current = None
-            for _ in runs:
-                msg = reader.next(min(cell_timeout, budget()))
+            for n, _ in enumerate(runs):
+                # the first message also waits for the process to start (imports, under load)
+                wait = cell_timeout + (STARTUP_SECONDS if n == 0 else 0)
+                msg = reader.next(min(wait, budget()))
                 if msg is None or msg.get("ev") != "cell":
                     reason = "running the notebook again to ask for its answers failed"
                     for q in todo:
