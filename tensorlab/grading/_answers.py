@@ -71,8 +71,6 @@ CALLER_EVENTS = frozenset(
         "object.__getattr__",
         "object.__setattr__",
         "object.__delattr__",
-        "compile",
-        "exec",
         "marshal.loads",
         "marshal.load",
         "open",
@@ -153,8 +151,6 @@ def _make_hook(state: dict, roots: tuple[str, ...]):
             return f"rewriting `{attr}` of a function or type"
         if event == "sys._getframe":
             return "sys._getframe (frames)"
-        if event in ("compile", "exec"):
-            return "eval/exec/compile (code built at run time)"
         return event
 
     def hook(event: str, args: tuple) -> None:
