@@ -324,7 +324,7 @@ def main() -> None:
     encode, encode_raised, decode_args = _encode, _encode_raised, _decode_args
     clear_tb = BaseException.with_traceback
     exc_types = (Exception, SystemExit, KeyboardInterrupt, GeneratorExit)
-    gc_collect, gc_disable = _gc.collect, _gc.disable
+    gc_disable = _gc.disable
     exec_, compile_, type_, callable_, isinstance_, len_ = (
         exec,
         compile,
@@ -371,7 +371,6 @@ def main() -> None:
             clear_tb(e, None)
             status, ename = "error", "BaseException"
         state["phase"] = None
-        gc_collect()
         where = ["cell", i, qid]
         send(
             {"ev": "cell", "i": i, "status": status, "ename": ename, "events": events_since(n)},

@@ -48,14 +48,21 @@ FORBIDDEN_ATTRS = frozenset(
 )
 
 
+_TRANSFORMER: list = []
+
+
 def _ipython_free(source: str) -> str:
     """``source`` with IPython syntax (magics, ``!cmd``) turned into plain Python calls."""
+    if "%" not in source and "!" not in source and "?" not in source:
+        return source  # nothing IPython would rewrite
+    if not _TRANSFORMER:
+        try:
+            from IPython.core.inputtransformer2 import TransformerManager
+        except ImportError:  # pragma: no cover - IPython comes with the grading extras
+            return source
+        _TRANSFORMER.append(TransformerManager())
     try:
-        from IPython.core.inputtransformer2 import TransformerManager
-    except ImportError:  # pragma: no cover - IPython comes with the grading extras
-        return source
-    try:
-        return TransformerManager().transform_cell(source)
+        return _TRANSFORMER[0].transform_cell(source)
     except Exception:  # noqa: BLE001 - left as is: the cell then fails as it would
         return source
 
