@@ -1,5 +1,5 @@
 """The ``tensorlab`` command: ``start``, ``assign``, ``collect``, ``grade``, ``check``, ``report``,
-``export``.
+``export``, ``override``, ``late``, ``written`` (the last three: ``grading.term_cli``).
 
 Exit statuses, the same for every command (README, "Exit statuses"):
 
@@ -86,13 +86,16 @@ def _sandbox_note(command: str, mode: str) -> None:
 
 
 def cmd_assign(args) -> int:
-    from .grading.assign import AssignError, AuthoringError, assign
+    from .grading.assign import AssignError, assign
 
     try:
         release = assign(args.solutions_dir, args.exercises_dir)
-    except AssignError as e:
+    except AssignError as e:  # a malformed solution notebook: exit 2, as every bad input
         print(f"tensorlab assign: error: {e}", file=sys.stderr)
-        return 2 if isinstance(e, AuthoringError) else 1
+        return 2
+    except OSError as e:  # the exercises folder cannot be written
+        print(f"tensorlab assign: error: {e}", file=sys.stderr)
+        return 1
     n_nb, n_q = len(release.notebooks), len(release.questions)
     print(
         f"wrote {n_nb} exercise notebooks ({n_q} questions) and release.json to {args.exercises_dir}"
@@ -141,6 +144,12 @@ def cmd_grade(args) -> int:
     if Path(args.out).exists() and not Path(args.out).is_dir():
         return _usage_error("grade", f"--out {args.out} exists and is not a folder")
     release = args.release or _default_release()
+    if args.release is None and not (Path(release) / "release.json").is_file():
+        return _usage_error(
+            "grade",
+            "no --release given, and ./exercises holds no release.json: pass --release DIR, "
+            "the exercises folder `tensorlab assign` wrote (the one holding release.json)",
+        )
     try:
         mode = resolve(args.sandbox)
     except SandboxUnavailable as e:
@@ -161,6 +170,8 @@ def cmd_grade(args) -> int:
             progress=not args.quiet,
             sandbox=mode,
             cluster=args.cluster,
+            solutions=args.solutions,
+            need_solutions=True,
         )
     except ClusterUnavailable as e:
         return _usage_error("grade", str(e))
@@ -239,6 +250,9 @@ def cmd_check(args) -> int:
             whole = False
             print(f"  {terminal(rec['reason'])}")
         for qid, q in rec.get("questions", {}).items():
+            if q["status"] == "needs_grading":  # a written answer: a person will score it
+                print(f"  ✎ {qid:<28} written: scored by your instructor")
+                continue
             total += 1
             passed += q["status"] == "passed"
             mark = "✓" if q["status"] == "passed" else "✗"
@@ -307,7 +321,15 @@ def _release_for_check(folder: Path, scratch: Path) -> str:
 
 # ---------------------------------------------------------------------------- start
 def cmd_start(args) -> int:
-    from .course import CourseError, lab_command, lab_preflight, prepare_course, run_lab
+    from .course import (
+        CourseError,
+        lab_command,
+        lab_preflight,
+        opens_no_browser,
+        prepare_course,
+        run_lab,
+        serve_lab,
+    )
 
     try:
         report = prepare_course(args.dir, update=args.update)
@@ -316,16 +338,18 @@ def cmd_start(args) -> int:
         return EXIT_FAILED
     for line in report.lines():
         print(line)
-    problem = lab_preflight(
-        report.dest, port=args.port, no_browser=args.no_browser, extra=list(args.lab_args)
-    )
+    extra = list(args.lab_args)
+    problem = lab_preflight(report.dest, port=args.port, no_browser=args.no_browser, extra=extra)
     if problem:
         print(f"tensorlab start: error: {problem}", file=sys.stderr)
         return EXIT_FAILED
-    cmd = lab_command(
-        report.dest, port=args.port, no_browser=args.no_browser, extra=list(args.lab_args)
-    )
+    serve_only, note = opens_no_browser(args.no_browser, extra)
+    if note:
+        print(note)
+    cmd = lab_command(report.dest, port=args.port, no_browser=serve_only, extra=extra)
     print(f"starting JupyterLab in {report.dest} (stop it with Ctrl-C)", flush=True)
+    if serve_only:
+        return serve_lab(cmd, report.dest)
     return run_lab(cmd, report.dest)
 
 
@@ -529,6 +553,12 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--quiet", action="store_true", help="no progress bar (default: show the progress bar)"
     )
+    g.add_argument(
+        "--solutions",
+        metavar="DIR",
+        help="your own questions' solution notebooks, the folder you gave `tensorlab assign` "
+        "(default: the folder 'solutions' beside the --release folder)",
+    )
     limits(g, "the released exercises folder, holding release.json (default: ./exercises)")
     g.set_defaults(func=cmd_grade)
 
@@ -623,6 +653,10 @@ def build_parser() -> argparse.ArgumentParser:
         "fail, writing nothing)",
     )
     e.set_defaults(func=cmd_export)
+
+    from .grading.term_cli import add_parsers
+
+    add_parsers(sub)  # override, late, written (the instructor's term)
     return p
 
 

@@ -100,23 +100,37 @@ def final_points(doc: dict) -> dict[str, dict]:
 
         {notebook: {"score", "max_score", "questions": {qid: {"points", "max_points"}}}}
 
-    The one place export reads a grade file's points (what the feedback pages and the
-    gradebook show): a later stage's final points (overrides, late policy) replace this body.
+    The one place export reads a grade file's points, from a grade file with the term applied
+    (``term.load_final``: overrides, written scores, late penalties; what the feedback pages
+    and the gradebook show). A notebook with excused questions is exported on its full
+    maximum, its score scaled by the same factor (the excused questions count in neither);
+    an excused question keeps 0 of 0 and ``"excused": True``.
     """
     out = {}
     for s in doc.get("submissions", []):
         nb = s.get("notebook")
         if not nb:
             continue
+        questions = s.get("questions") or {}
+        excused = sum(_graded_max(r) for r in questions.values() if r.get("excused"))
+        score, top = float(s.get("score", 0.0)), float(s.get("max_score", 0.0))
+        if excused and top > 0:
+            score = round(score * (top + excused) / top, 4)
         out[nb] = {
-            "score": float(s.get("score", 0.0)),
-            "max_score": float(s.get("max_score", 0.0)),
+            "score": score,
+            "max_score": top + excused,
             "questions": {
                 q: {"points": float(r.get("points", 0.0)), "max_points": float(r["max_points"])}
-                for q, r in (s.get("questions") or {}).items()
+                | ({"excused": True} if r.get("excused") else {})
+                for q, r in questions.items()
             },
         }
     return out
+
+
+def _graded_max(rec: dict) -> float:
+    """An excused question's maximum before it was excused (``term.final`` keeps it)."""
+    return float(rec.get("excused_max_points", 0.0))
 
 
 def _points(x: float) -> str:
@@ -627,7 +641,7 @@ def export(
     "feedback"}. ``RosterError`` for a bad roster, gradebook or format, ``Unmatched`` when
     graded students are missing from the roster or the LMS's file (nothing written)."""
     from .assign import write_atomic
-    from .pages import load_class
+    from .term import load_final
 
     if fmt not in FORMATS:
         raise RosterError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
@@ -635,7 +649,8 @@ def export(
         raise RosterError("--feedback-zip is Moodle's bulk feedback upload: use it with moodle")
     if gradebook is not None and fmt == "gradescope":
         raise RosterError("--gradebook fills a Canvas export or a Moodle grading worksheet")
-    docs = [d for d in load_class(out_dir) if d["student"] != UNASSIGNED]
+    # the term applied (overrides, written scores, late penalties: ``term.final``)
+    docs = [d for d in load_final(out_dir) if d["student"] != UNASSIGNED]
     worksheet = gradebook is not None and fmt == "moodle"
     ids = WORKSHEET_IDENTITIES if worksheet or feedback_zip is not None else None
     if roster_path is not None:
