@@ -50,7 +50,9 @@ def _default_release(hint: Path | None = None) -> str:
 
 
 def _usage_error(command: str, message: str) -> int:
-    print(f"tensorlab {command}: error: {message}", file=sys.stderr)
+    from .grading.text import terminal
+
+    print(terminal(f"tensorlab {command}: error: {message}"), file=sys.stderr)
     return 2
 
 
@@ -75,6 +77,12 @@ def _sandbox_note(command: str, mode: str) -> None:
             "anywhere this user can",
             file=sys.stderr,
         )
+        return
+    from .grading.cgroups import probe
+
+    reason = probe()
+    if reason is not None:  # said once per run; the per-process limits stay
+        print(f"tensorlab {command}: note: {reason}", file=sys.stderr)
 
 
 def cmd_assign(args) -> int:
@@ -185,6 +193,11 @@ def cmd_grade(args) -> int:
         f"{summary['seconds']:.1f} s (seed {summary['seed']}, sandbox {mode}); results in "
         f"{args.out}"
     )
+    not_graded = summary.get("not_graded") or []
+    for line in not_graded[:20]:
+        print(f"not graded: {terminal(line)}")
+    if len(not_graded) > 20:
+        print(f"not graded: ... and {len(not_graded) - 20} more")
     for rec in summary["grader_errors"]:
         print(
             f"warning: {terminal(rec['path'])} could not be graded (recorded as lost, "
@@ -678,6 +691,7 @@ def cmd_collect(args) -> int:
 
 def cmd_report(args) -> int:
     from .grading.pages import summary_lines, write_report
+    from .grading.text import terminal
 
     if not Path(args.dir).is_dir():
         return _usage_error("report", f"{args.dir} is not a folder")
@@ -687,13 +701,14 @@ def cmd_report(args) -> int:
         print(f"tensorlab report: error: {e}", file=sys.stderr)
         return 1
     for line in summary_lines(summary):
-        print(line)
+        print(terminal(line))
     print(f"wrote {path}")
     return 0
 
 
 def cmd_export(args) -> int:
     from .grading.export import RosterError, Unmatched, export
+    from .grading.text import terminal
 
     if not Path(args.dir).is_dir():
         return _usage_error("export", f"{args.dir} is not a folder")
@@ -721,21 +736,27 @@ def cmd_export(args) -> int:
     except Unmatched as e:
         where = args.roster or args.gradebook or "the collected identities"
         print(
-            f"tensorlab export: error: not in {where}: {e} (nothing written; add them, or "
-            "pass --allow-unmatched)",
+            terminal(
+                f"tensorlab export: error: not in {where}: {e} (nothing written; add them, or "
+                "pass --allow-unmatched)"
+            ),
             file=sys.stderr,
         )
         return 1
     except (OSError, ValueError) as e:
-        print(f"tensorlab export: error: {e}", file=sys.stderr)
+        print(terminal(f"tensorlab export: error: {e}"), file=sys.stderr)
         return 1
-    print(f"wrote {done['rows']} students to {args.out} ({args.format})")
+    print(terminal(f"wrote {done['rows']} students to {args.out} ({args.format})"))
     if done["feedback"]:
-        print(f"wrote the feedback pages to {args.feedback_zip} (Moodle's feedback files zip)")
+        print(
+            terminal(
+                f"wrote the feedback pages to {args.feedback_zip} (Moodle's feedback files zip)"
+            )
+        )
     for note in done["notes"]:
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {terminal(note)}", file=sys.stderr)
     for student in done["unmatched"]:
-        print(f"warning: not in the roster, not exported: {student}", file=sys.stderr)
+        print(f"warning: not in the roster, not exported: {terminal(student)}", file=sys.stderr)
     return 0
 
 

@@ -1,5 +1,8 @@
 """Start an IPython kernel under resource limits (used by the batch grader's kernelspec).
 
+With ``--answers`` instead of ``-f``: the answer process (``_answers.main``) under the same
+limits, in place of the kernel.
+
 ``python -m tensorlab.grading._launch MEMORY_BYTES [--cpu S] [--nproc N] [--uid UID]
 -f CONNECTION_FILE``: caps the address space (RLIMIT_AS, soft and hard, so the notebook cannot
 raise it again), CPU seconds (RLIMIT_CPU), processes and threads (RLIMIT_NPROC) and the size of
@@ -19,6 +22,7 @@ import sys
 
 MAX_FILE_BYTES = 256 * 2**20
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_PDEATHSIG = 1
 
 
 def _limit(which: int, value: int) -> None:
@@ -51,14 +55,18 @@ def _no_new_privs() -> None:
 
 def _become(uid: int) -> None:
     """Switch to ``uid`` for good and point ipykernel at a private copy of the connection file."""
-    i = sys.argv.index("-f")
-    with open(sys.argv[i + 1], "rb") as f:
-        info = f.read()
+    info = None
+    if "-f" in sys.argv:
+        i = sys.argv.index("-f")
+        with open(sys.argv[i + 1], "rb") as f:
+            info = f.read()
     os.setgroups([])
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)
     if os.getuid() != uid or os.geteuid() != uid:  # pragma: no cover - defensive
         raise SystemExit("could not switch to the sandbox uid")
+    if info is None:
+        return
     copy = os.path.join(os.environ.get("HOME", "/tmp"), ".connection.json")
     fd = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as f:
@@ -75,9 +83,23 @@ def _option(name: str) -> int | None:
     return None
 
 
+def die_with_parent() -> None:
+    """SIGKILL this process when its parent (the grading worker, or bwrap) dies, however it
+    dies; exit now if the parent is already gone (Linux only; a no-op elsewhere)."""
+    parent = os.getppid()
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        return
+    if os.getppid() != parent:
+        os._exit(1)
+
+
 def main() -> None:
+    die_with_parent()
     memory = int(sys.argv.pop(1))
     cpu, nproc, uid = _option("--cpu"), _option("--nproc"), _option("--uid")
+    answers = "--answers" in sys.argv
     if memory > 0:
         _limit(resource.RLIMIT_AS, memory)
     if cpu:
@@ -89,6 +111,11 @@ def main() -> None:
     if uid is not None:
         _become(uid)
     _no_new_privs()
+    if answers:  # the answer process (``_answers``): no IPython at all
+        from tensorlab.grading._answers import main as answers_main
+
+        answers_main()
+        return
     _warm_up()
     from ipykernel.kernelapp import launch_new_instance
 

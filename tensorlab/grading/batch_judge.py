@@ -76,7 +76,7 @@ def judge_answer(q, answer, seed: int):
     from .judge import check_size, guarded, judge_encoded
 
     if not isinstance(q, PublicCheck) or (
-        isinstance(answer, dict) and answer.get("t") == "tampered"
+        isinstance(answer, dict) and answer.get("t") in ("tampered", "cannot_follow")
     ):
         return judge_encoded(q, answer, seed)
 

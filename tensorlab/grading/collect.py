@@ -13,7 +13,8 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .records import UNASSIGNED
@@ -145,28 +146,110 @@ def read_submission(path: Path, root: Path | None) -> tuple[bytes | None, str | 
         os.close(fd)
 
 
-def _walk(root: Path) -> list[tuple[Path, bool]]:
-    """(path, is a symlinked folder) for every notebook under ``root``, sorted; symlinked
-    folders are reported, never entered; hidden files and folders are skipped."""
-    found: list[tuple[Path, bool]] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        here = Path(dirpath)
-        keep = []
-        for d in sorted(dirnames):
-            if d.startswith(".") or d in _SKIP_DIRS:
+MAX_DEPTH = 16  # folder levels searched below a student's folder
+MAX_ENTRIES = 20_000  # files and folders looked at in one student's folder
+MAX_WALK_SECONDS = 10.0  # time spent looking through one student's folder
+
+
+@dataclass
+class Walk:
+    """What ``_walk`` found: notebooks (and symlinked folders, never entered), one problem per
+    student folder that broke a bound, and what was left out on purpose (hidden entries)."""
+
+    found: list = field(default_factory=list)  # (path, is a symlinked folder)
+    problems: list = field(default_factory=list)  # (student folder, reason)
+    hidden: list = field(default_factory=list)  # hidden folders and notebooks, not searched
+
+
+def _hidden(name: str) -> bool:
+    return name.startswith(".")
+
+
+def _walk(root: Path, clock=time.monotonic) -> Walk:
+    """Every notebook under ``root``, sorted, without recursion: each folder directly in
+    ``root`` (a student's) is searched on its own budget (``MAX_DEPTH`` levels,
+    ``MAX_ENTRIES`` entries, ``MAX_WALK_SECONDS``); a folder that breaks one is searched no
+    further and recorded once, the others are unaffected. Symlinked folders are reported,
+    never entered; hidden files and folders are listed in ``hidden``, not searched."""
+    out = Walk()
+
+    def listing(folder: Path) -> list:
+        with os.scandir(folder) as it:
+            return sorted(it, key=lambda e: e.name)
+
+    try:
+        top = listing(root)
+    except OSError as e:
+        out.problems.append((root, f"the folder cannot be listed: {e.strerror}"))
+        return out
+    budgets: dict[Path, list] = {}  # student folder -> [entries left, deadline or None]
+    todo: list[tuple[Path, int, Path | None]] = [(root, 0, None)]
+    first = True
+    while todo:
+        folder, depth, owner = todo.pop()
+        if first:
+            entries, first = top, False
+        else:
+            budget = budgets[owner]
+            if budget[0] <= 0:
+                continue  # this student's folder already broke a bound
+            now = clock()
+            if budget[1] is None:  # the clock starts when the student's folder is entered
+                budget[1] = now + MAX_WALK_SECONDS
+            elif now > budget[1]:
+                out.problems.append((owner, f"searching it took over {MAX_WALK_SECONDS:g} s"))
+                budget[0] = 0
                 continue
-            if (here / d).is_symlink():
-                found.append((here / d, True))
-            else:
-                keep.append(d)
-        dirnames[:] = keep
-        for f in sorted(filenames):
-            if f.endswith(".ipynb") and not f.startswith("."):
-                found.append((here / f, False))
-    return sorted(found)
+            try:
+                entries = listing(folder)
+            except OSError as e:
+                out.problems.append((owner, f"a folder in it cannot be listed: {e.strerror}"))
+                continue
+            budget[0] -= len(entries)
+            if budget[0] < 0:
+                out.problems.append((owner, f"it holds more than {MAX_ENTRIES} entries"))
+                budget[0] = 0
+                continue
+        subfolders = []
+        for entry in entries:
+            path = folder / entry.name
+            if _hidden(entry.name):
+                # a hidden folder (not Jupyter's own) or notebook: left out, and said so
+                if entry.name not in _SKIP_DIRS and (
+                    entry.name.endswith(".ipynb") or entry.is_dir(follow_symlinks=False)
+                ):
+                    out.hidden.append(path)
+                continue
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir()  # a link to a folder counts as a folder
+            except OSError:
+                continue
+            if is_dir and entry.name in _SKIP_DIRS:
+                continue
+            if is_dir and is_link:
+                out.found.append((path, True))
+            elif is_dir:
+                subfolders.append(path)
+            elif entry.name.endswith(".ipynb"):
+                out.found.append((path, False))
+        for sub in reversed(subfolders):
+            mine = sub if owner is None else owner
+            if owner is None:
+                budgets[sub] = [MAX_ENTRIES, None]
+            elif depth + 1 > MAX_DEPTH:
+                if budgets[owner][0] > 0:
+                    out.problems.append(
+                        (owner, f"it is nested deeper than {MAX_DEPTH} folder levels")
+                    )
+                    budgets[owner][0] = 0
+                continue
+            todo.append((sub, depth + 1, mine))
+    out.found.sort()
+    return out
 
 
-def collect(paths: list[str], release: Release) -> list[Job]:
+def collect(paths: list[str], release: Release, skipped: list[str] | None = None) -> list[Job]:
     """Every submission under ``paths``, read and identified, before any kernel starts.
 
     A folder is a class folder: ``<student>/<NN_topic>.ipynb`` (deeper levels still belong to
@@ -178,8 +261,11 @@ def collect(paths: list[str], release: Release) -> list[Job]:
     new student; a copy such as ``04_strides-Copy1.ipynb`` says which file is graded), and so
     is a second copy of a notebook the student already has (the shallowest, first readable copy
     is graded). A student is the folder's name as the file system gives it (undecodable bytes
-    kept, so two names differing only there are two students). Raises ``FileNotFoundError``
-    for a path that does not exist.
+    kept, so two names differing only there are two students). A student folder too deep, too
+    large or too slow to search (``_walk``) is one recorded error; hidden files and folders
+    are not searched, and ``skipped`` (when given) gets a line for each of them and for each
+    notebook that belongs to no student. Raises ``FileNotFoundError`` for a path that does not
+    exist.
     """
     notebooks = release.notebooks
     jobs: list[Job] = []
@@ -188,7 +274,7 @@ def collect(paths: list[str], release: Release) -> list[Job]:
         if not p.exists() and not p.is_symlink():
             raise FileNotFoundError(f"no such file or folder: {arg}")
         if p.is_dir():
-            jobs += _collect_folder(p, notebooks)
+            jobs += _collect_folder(p, notebooks, skipped)
         else:
             # a file named on the command line: its name says which notebook it is, as in a
             # class folder (`check` and `grade` agree on a copy such as 04_strides-Copy1)
@@ -209,16 +295,29 @@ def collect(paths: list[str], release: Release) -> list[Job]:
     return _unique(jobs)
 
 
-def _collect_folder(p: Path, notebooks) -> list[Job]:
+def _collect_folder(p: Path, notebooks, skipped: list[str] | None = None) -> list[Job]:
     """The jobs of a class folder (or one student's folder). Only files named like a released
     notebook are read, one per (student, notebook): the shallowest, first readable copy; every
     other file is recorded by name and size, unread (so no number of copies or links to one
     big file can fill the grader's memory)."""
-    entries = _walk(p)
+    walk = _walk(p)
+    entries = walk.found
     # a folder with notebooks but no sub-folders is one student's folder
-    own = bool(entries) and all(len(e.relative_to(p).parts) == 1 for e, _ in entries)
+    own = (
+        bool(entries)
+        and not walk.problems
+        and all(len(e.relative_to(p).parts) == 1 for e, _ in entries)
+    )
     found: list[tuple[Path, str, str | None, Path]] = []  # path, student, notebook, root
     jobs: list[Job] = []
+    for folder, reason in walk.problems:
+        student = same_name(folder.name) if folder != p else same_name(p.resolve().name)
+        problem = f"{display(folder.name)} was not searched further: {reason}"
+        jobs.append(Job(str(folder), student or UNASSIGNED, None, None, problem, "error"))
+    if skipped is not None:
+        for path in walk.hidden:
+            kind = "folder" if path.is_dir() else "file"
+            skipped.append(f"{display(str(path))}: a hidden {kind}, not searched")
     for path, is_dir_link in entries:
         rel = path.relative_to(p)
         if own:
@@ -232,10 +331,18 @@ def _collect_folder(p: Path, notebooks) -> list[Job]:
             jobs.append(Job(str(path), student, None, problem=problem))
             continue
         if student == UNASSIGNED:  # no student: no notebook of theirs to count
-            problem = (
-                "a notebook outside any student folder (expected <student>/<NN_topic>.ipynb): "
-                f"not graded ({_size_of(path)})"
-            )
+            if len(rel.parts) > 1:
+                problem = (
+                    f"the folder name {UNASSIGNED} is reserved for notebooks outside any "
+                    f"student folder: rename the folder to have it graded ({_size_of(path)})"
+                )
+            else:
+                problem = (
+                    "a notebook outside any student folder (expected "
+                    f"<student>/<NN_topic>.ipynb): not graded ({_size_of(path)})"
+                )
+            if skipped is not None:
+                skipped.append(f"{display(str(path))}: {problem}")
             jobs.append(Job(str(path), student, None, None, problem, "unknown"))
             continue
         nb = path.name if path.name in notebooks else None

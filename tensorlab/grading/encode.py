@@ -28,6 +28,7 @@ import numpy as _np
 from .._dtype import ALL as _ALL_DTYPES
 from .._storage import UntypedStorage as _UntypedStorage
 from .._tensor import Tensor as _Tensor
+from ..nn.parameter import Parameter as _Parameter
 
 # Pristine references, taken when this module is imported (before any learner code runs).
 _type = type
@@ -45,6 +46,7 @@ _list_len, _list_item = list.__len__, list.__getitem__
 _set_iter = set.__iter__
 _frozenset_iter = frozenset.__iter__
 _dict_items = dict.items
+_dict_get = dict.get
 _ndarray = _np.ndarray
 _ndarray_view = _np.ndarray.view
 _ndarray_tobytes = _np.ndarray.tobytes
@@ -119,15 +121,16 @@ def _array_payload(arr: _np.ndarray) -> dict:
 
 
 def _tensor_fields(t) -> tuple | None:
-    """(storage array, shape, stride, offset, dtype) read and validated from a Tensor's fields."""
-    try:
-        storage = _object_getattribute(t, "_storage")
-        shape = _object_getattribute(t, "_shape")
-        stride = _object_getattribute(t, "_stride")
-        offset = _object_getattribute(t, "_offset")
-        dtype = _object_getattribute(t, "_dtype")
-    except AttributeError:
+    """(storage array, shape, stride, offset, dtype) read and validated from a Tensor's fields
+    (its instance dictionary: no class attribute or property is consulted)."""
+    fields = _object_getattribute(t, "__dict__")
+    if _type(fields) is not dict:
         return None
+    storage = _dict_get(fields, "_storage")
+    shape = _dict_get(fields, "_shape")
+    stride = _dict_get(fields, "_stride")
+    offset = _dict_get(fields, "_offset")
+    dtype = _dict_get(fields, "_dtype")
     if _type(storage) is not _UntypedStorage or id(dtype) not in _DTYPE_IDS:
         return None
     arr = _object_getattribute(storage, "_array")
@@ -220,8 +223,10 @@ def encode(obj: Any, table: list | None = None, depth: int = 0) -> dict:
             if tp is not _ndarray:
                 out["cls"] = tp.__name__
         return out
-    if issubclass(tp, _Tensor):
+    if tp is _Tensor or tp is _Parameter:
         return _encode_tensor(obj, table, depth)
+    if issubclass(tp, _Tensor):  # a subclass could lie about its layout: only its name travels
+        return {"t": "object", "type": f"{tp.__name__} (a subclass of Tensor)"}
     if issubclass(tp, (bool, int, float, str)) and not issubclass(tp, bool):
         base = int if issubclass(tp, int) else float if issubclass(tp, float) else str
         out = encode({int: _int_value, float: _float_value, str: _str_value}[base](obj), table)

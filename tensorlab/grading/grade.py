@@ -136,7 +136,8 @@ def grade(
     release = Release.load(
         release_dir, full=True, solutions=solutions, need_solutions=need_solutions
     )
-    job_list = collect(submissions, release)  # every file read now, before any kernel starts
+    skipped: list[str] = []  # hidden folders, notebooks of no student: said in the summary
+    job_list = collect(submissions, release, skipped)  # every file read now, before any kernel
     out = Path(out_dir)
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
@@ -148,7 +149,7 @@ def grade(
             out.rmdir()
         raise
     try:
-        return _grade_locked(
+        summary = _grade_locked(
             job_list,
             out,
             created,
@@ -164,6 +165,8 @@ def grade(
             memory,
             lock,
         )
+        summary["not_graded"] = skipped
+        return summary
     finally:
         lock.release()
 

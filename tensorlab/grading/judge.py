@@ -634,6 +634,15 @@ def judge_encoded(q: Question, answer: Any, seed: int) -> Verdict:
                 None,
                 f"the notebook modified the grader's harness ({what}): no answer can be trusted",
             )
+        if isinstance(answer, dict) and answer.get("t") == "cannot_follow":
+            what = _clip(answer.get("what", "?"), 300)
+            return Verdict(
+                q.id,
+                "failed",
+                None,
+                f"your code uses {what}, which the grader cannot follow (code that observes or "
+                "rewrites other code); remove it to be graded",
+            )
         check_size(answer)
         if q.kind == "function" and isinstance(answer, dict) and answer.get("t") == "results":
             items = answer.get("items")

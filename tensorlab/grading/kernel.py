@@ -235,13 +235,18 @@ class Kernel:
         # the owner's pid in the name: a sandbox left by a killed worker can be swept later
         self._private = Path(tempfile.mkdtemp(prefix=f"tensorlab-kernel-{os.getpid()}-"))
         self._box = None
+        self._cgroup = None
         from .sandbox import sweep
 
         sweep(Path(tempfile.gettempdir()))
         if sandbox:
-            from .sandbox import Sandbox
+            from . import cgroups
+            from .sandbox import NPROC, Sandbox
 
             self._box = Sandbox.create(self._private)
+            cgroups.sweep()
+            # one budget for the kernel and everything it starts (None: per-process limits only)
+            self._cgroup = cgroups.Cgroup.create(self.memory, NPROC + cgroups.PIDS_SLACK)
         self._client = None
         self._connected = False
         self._launches = 0
@@ -262,6 +267,8 @@ class Kernel:
             from .sandbox import NPROC
 
             argv = self._box.argv(argv + ["--nproc", str(NPROC), *self._box.launch_args()])
+        if self._cgroup is not None:
+            argv = self._cgroup.wrap(argv)
         spec = {
             "argv": argv + ["-f", "{connection_file}"],
             "display_name": "tensorlab grader",
@@ -351,6 +358,34 @@ class Kernel:
         if self._box is not None:
             self._box.lock()  # sockets bound: the kernel may not write in the IPC folder again
 
+    def spawn_answers(self) -> subprocess.Popen:
+        """Start the answer process (``_answers``) under this kernel's limits and sandbox, in a
+        sandbox of its own: stdin and stdout are pipes to the caller (see ``answers``)."""
+        argv = [sys.executable, "-m", "tensorlab.grading._launch", str(self.memory)]
+        if self.cpu > 0:
+            argv += ["--cpu", str(self.cpu)]
+        env = _kernel_env(self.workdir, self._private / "ipython", self.grading)
+        if self._box is not None:
+            from .sandbox import NPROC
+            from .sandbox import env as sandbox_env
+
+            argv += ["--nproc", str(NPROC), *self._box.launch_args(), "--answers"]
+            argv = self._box.argv(argv)
+            env = sandbox_env(env)
+        else:
+            argv.append("--answers")
+        if self._cgroup is not None:
+            argv = self._cgroup.wrap(argv)
+        return subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=str(self.workdir),
+            env=env,
+            start_new_session=True,
+        )
+
     def close_kernel(self) -> None:
         """Shut the kernel down now (kill it if it does not answer)."""
         client, self._client = self._client, None
@@ -383,6 +418,9 @@ class Kernel:
         from .sandbox import remove_tree
 
         self.close_kernel()
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
         if self._box is not None:
             self._box.cleanup()
         remove_tree(self._private)

@@ -14,7 +14,6 @@ feedback page shows it only when the question allows it (``question(..., reveal=
 from __future__ import annotations
 
 import base64
-import html
 import io
 import json
 from collections import Counter
@@ -63,9 +62,9 @@ def _page(title: str, body: str) -> bytes:
 def _e(x) -> str:
     """Text for HTML: escaped, and a name's undecodable bytes shown as ``\\xNN`` (never an
     encoding error)."""
-    from .text import display
+    from .text import html_text
 
-    return html.escape("" if x is None else display(str(x)))
+    return html_text(x)
 
 
 def _mark(status: str) -> str:

@@ -6,6 +6,7 @@ earlier runs wrote there; an interrupted run (Ctrl-C) is undone.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -120,6 +121,39 @@ class Lock:
 UNDO_PREFIX = ".tensorlab-undo-"
 
 
+def recover_undo(out_dir: Path) -> list[str]:
+    """Undo what a run killed midway (``kill -9``, a power cut) left in ``out_dir``: the files
+    it had replaced are put back from its ``.tensorlab-undo-*`` folder, which is then removed.
+    Called with the folder's lock held (no run is writing). Returns the files put back."""
+    from .sandbox import remove_tree
+
+    restored: list[str] = []
+    try:
+        stale = [e.path for e in os.scandir(out_dir) if e.name.startswith(UNDO_PREFIX)]
+    except OSError:
+        return restored
+    for folder in stale:
+        todo = [""]
+        while todo:  # the undo folder holds DIR's own layout: files and feedback/
+            rel = todo.pop()
+            try:
+                entries = list(os.scandir(os.path.join(folder, rel)))
+            except OSError:
+                continue
+            for e in entries:
+                name = os.path.join(rel, e.name)
+                if e.is_dir(follow_symlinks=False):
+                    if not rel:  # one level (feedback/) at most
+                        todo.append(name)
+                elif e.is_file(follow_symlinks=False):
+                    with contextlib.suppress(OSError):
+                        os.makedirs(os.path.dirname(os.path.join(out_dir, name)), exist_ok=True)
+                        os.replace(e.path, os.path.join(out_dir, name))
+                        restored.append(name)
+        remove_tree(folder)
+    return restored
+
+
 class Results:
     """The grade files of one run into ``out_dir``, written as students complete.
 
@@ -153,6 +187,7 @@ class Results:
         # grade files, which keep what the grader found)
         self.term = load_term(self.out) if self.out.is_dir() else Term()
         if self.out.is_dir():
+            recover_undo(self.out)  # a run killed before it could finish or undo itself
             for student, subs in previous(self.out).items():
                 self.by_student[student] = {_key(r): r for r in subs}
         self.pending: dict[str, int] = {}

@@ -12,13 +12,16 @@ process, the kernel for the next submission is launched while the current one is
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import secrets
 import time
 import traceback
 from dataclasses import dataclass
 
 from . import batch_judge, errors, written
+from .answers import ask
 from .authoring import case_weights
 from .collect import Job
 from .encode import Raised
@@ -160,40 +163,26 @@ def _unanswered(runner: Runner, qid: str, decoded_missing: bool) -> tuple[str, s
     return None
 
 
-def _ask_and_judge(
-    runner: Runner, q, info: QuestionInfo, nonce: str, settings, results: dict
-) -> dict:
-    """Ask the kernel for question ``q``'s answer and judge it: the question's record (stored
-    in ``results`` before the kernel is restarted after a fatal call)."""
+def _judge(runner: Runner, q, info: QuestionInfo, asked, settings) -> dict:
+    """Question ``q``'s record from what the answer process said (``answers.ask``)."""
     qid = q.id
     cells = runner.cells
-    source = batch_judge.harness_source(nonce, qid, info, batch_judge.payload(q, settings.seed))
-    r = runner.run(source)
-    if r.status in ("timeout", "dead"):
-        status = "timeout" if r.status == "timeout" else "kernel_died"
-        reason = (
-            "calling your answer did not finish within the time limit"
-            if status == "timeout"
-            else "calling your answer killed the kernel"
-        )
-        results[qid] = unjudged({qid: info}, status, reason)[qid]
-        runner.recover(r.status, len(cells))
-        return results[qid]
-    ok = r.status == "ok"
-    answer = batch_judge.answer_from(r.outputs, nonce, qid, runner.key) if ok else None
-    if answer is None:
-        reason = "no answer came back from the kernel"
-        if r.status == "error":
-            reason += f" ({_clip(r.ename, 100)}: {_clip(r.evalue, 200)})"
-        return unjudged({qid: info}, "error", reason)[qid]
+    if qid in asked.failed:
+        return unjudged({qid: info}, *asked.failed[qid])[qid]
+    answer = asked.answers.get(qid)
     missing = isinstance(answer, dict) and answer.get("t") == "missing"
-    override = _unanswered(runner, qid, missing)
+    override = _unanswered(runner, qid, missing)  # the answer cell failed: that is the reason
     if override is not None:
         rec = unjudged({qid: info}, *override)[qid]
         where = [runner.where.get(i) for i, c in enumerate(cells) if c.qid == qid]
         if override[0] == "error" and where and where[-1]:
             rec["error"] = where[-1]  # the learner's own error: type and line of their cell
         return rec
+    what = asked.cannot_follow(qid)
+    if what:
+        answer = {"t": "cannot_follow", "what": ", ".join(what)}
+    if answer is None:
+        return unjudged({qid: info}, "error", "no answer came back from the answer process")[qid]
     verdict = batch_judge.judge_answer(q, answer, settings.seed)  # never raises
     verdict = batch_judge.with_rules(q, cells, verdict)
     authored = hasattr(q, "partial")  # an instructor's own question: its hints are for learners
@@ -241,15 +230,32 @@ def grade_notebook(job: Job, release: Release, settings: Settings) -> dict:
         results[qid] = unjudged({qid: infos[qid]}, "missing", reason)[qid]
 
     workdir, kernel = _take_kernel(settings.kernel_limits())
+    early = asked = None
     with workdir:
         runner = Runner(kernel, cells, settings)
         try:
             runner.start(0)
+            # the answer process starts (its imports) while the notebook runs in the kernel
+            early = kernel.spawn_answers()
             runner.run_cells()
-            nonce = secrets.token_hex(16)
+            kernel.close_kernel()  # its job is done: the answers come from the answer process
+            asked_for = [
+                (qid, info.name, info.kind, batch_judge.payload(get(qid), settings.seed))
+                for qid, info in infos.items()
+                if qid not in results
+            ]
+            asked = ask(
+                kernel,
+                cells,
+                set(runner.poisoned),
+                asked_for,
+                runner.budget,
+                settings.cell_timeout,
+                early=early,
+            )
             for qid, info in infos.items():
                 if qid not in results:
-                    results[qid] = _ask_and_judge(runner, get(qid), info, nonce, settings, results)
+                    results[qid] = _judge(runner, get(qid), info, asked, settings)
         except _OutOfTime:
             reason = f"the notebook did not finish within {settings.timeout:g} s"
             for qid, info in infos.items():
@@ -259,8 +265,13 @@ def grade_notebook(job: Job, release: Release, settings: Settings) -> dict:
             for qid, info in infos.items():
                 results.setdefault(qid, unjudged({qid: info}, "kernel_died", reason)[qid])
         finally:
+            if early is not None and early.poll() is None:
+                from .answers import _stop
+
+                _stop(early)
             kernel.close()
-        record["restarts"] = max(0, runner.restarts - 1)
+        # kernels and answer processes started again after one died or hung
+        record["restarts"] = max(0, runner.restarts - 1) + (asked.restarts if asked else 0)
     record["questions"] = {qid: results[qid] for qid in infos}
     record["score"] = float(sum(r["points"] for r in record["questions"].values()))
     record["duration_s"] = round(time.monotonic() - started, 2)
@@ -324,9 +335,27 @@ def enable_spare() -> None:
         atexit.register(_close_spare)
 
 
+def _detach_worker() -> None:
+    """In a grading worker process: die when the grader dies (``kill -9`` included: its kernels
+    then die with it, bwrap's ``--die-with-parent``) and hold none of the grader's terminal or
+    pipe (``tensorlab grade | tee`` ends when the grader does)."""
+    from ._launch import die_with_parent
+
+    die_with_parent()
+    try:
+        null = os.open(os.devnull, os.O_RDWR)
+    except OSError:  # pragma: no cover
+        return
+    for fd in (0, 1, 2):
+        with contextlib.suppress(OSError):
+            os.dup2(null, fd)
+    os.close(null)
+
+
 def _init_worker(limits: tuple) -> None:
     from multiprocessing.util import Finalize
 
+    _detach_worker()
     _spare["enabled"] = True
     Finalize(None, _close_spare, exitpriority=10)
     _prelaunch(limits)

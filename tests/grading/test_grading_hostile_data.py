@@ -334,14 +334,21 @@ def test_batch_rules_read_ipython_syntax_and_follow_rebinding(hostile):
 
 
 def test_another_cell_cannot_replace_the_harness_or_its_helpers(hostile):
-    """A replaced ``respond`` publishes unsigned answers, a replaced encoder is caught by the
-    harness's own check: every answer after the swap is an error naming the harness."""
+    """The answers do not come from the kernel (issue 37): a replaced ``respond`` there is never
+    asked, so each question is judged on what its own code returns (the swapping cell's value,
+    0, fails; the other, right, answers pass); a replaced encoder is caught in the answer
+    process and fails the question whose cell replaced it, as code the grader cannot follow."""
     out = hostile[0]
+    qs = questions(out, "harness_swap")
+    assert qs["strides.transpose"]["status"] == "failed", qs["strides.transpose"]
+    assert qs["strides.transpose"]["points"] == 0
+    qs = questions(out, "helper_swap")
+    q = qs["strides.transpose"]
+    assert q["status"] == "failed" and q["points"] == 0, q
+    assert "cannot follow" in q["message"] and "encode" in q["message"], q
     for student in ("harness_swap", "helper_swap"):
-        qs = questions(out, student)
-        assert _points(qs) == 0, (student, qs)
-        for q in qs.values():
-            assert q["status"] == "error" and "harness" in q["message"], (student, q)
+        others = [q for qid, q in questions(out, student).items() if qid != "strides.transpose"]
+        assert all(q["status"] == "passed" for q in others), (student, others)
 
 
 def test_outputs_of_every_kind_are_capped_and_the_answers_still_graded(hostile):
@@ -352,6 +359,10 @@ def test_outputs_of_every_kind_are_capped_and_the_answers_still_graded(hostile):
 def test_the_kernel_cannot_fill_the_ipc_folder_nor_defeat_cleanup(hostile):
     out, _, mounts_before, tmp_before = hostile
     qs = questions(out, "disk")
+    # the answer cell reaches into the kernel's own machinery (ipykernel): its answer is not
+    # followed (issue 37); every other answer of the notebook is graded as usual
+    q = qs.pop("strides.transpose")
+    assert q["status"] == "failed" and "ipykernel" in q["message"], q
     assert all(q["status"] == "passed" for q in qs.values()), qs
     assert not _leaked_mounts()  # every IPC tmpfs unmounted
     from tensorlab.grading.sandbox import _alive
@@ -480,8 +491,11 @@ def test_gradebook_cells_never_start_a_formula(tmp_path):
     _grade_without_kernels(klass, tmp_path / "out")
     rows = list(csv.reader((tmp_path / "out" / "gradebook.csv").open(encoding="utf-8", newline="")))
     students = [r[0] for r in rows[1:]]
-    expected = ["'" + n.replace("\r", "\\r") for n in FORMULAS] + ["plain"]
-    assert sorted(students) == sorted(expected)
+    # a carriage return is a control character: shown as \x0d (its grade file named after
+    # the cell, so the row stays the student's own); the others are neutralised with '
+    expected = ["'" + n for n in FORMULAS if n != "\rCR"] + ["plain"]
+    assert sorted(s for s in students if not s.startswith("\\x0dCR")) == sorted(expected)
+    assert [s for s in students if s.startswith("\\x0dCR [cr~")]
     for row in rows[1:]:
         assert not any(cell.startswith(("=", "+", "@", "\t", "\r")) for cell in row), row
 

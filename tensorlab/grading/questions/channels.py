@@ -81,7 +81,16 @@ def _judge_experiment(actual) -> str | None:
         return f"the input {x.shape} must be at least as large as the kernel {k.shape}"
     if x.size > 400:
         return "keep the experiment small: at most 400 input pixels"
-    if np.allclose(correlate_valid(x, k), convolve_valid(x, k)):
+    if not (np.isfinite(x).all() and np.isfinite(k).all()):
+        # NaN differs from everything, itself included: a NaN "difference" proves nothing
+        return (
+            "use finite numbers: with NaN or infinity every output differs, whatever the operation"
+        )
+    with np.errstate(over="ignore", invalid="ignore"):
+        corr, conv = correlate_valid(x, k), convolve_valid(x, k)
+    if not (np.isfinite(corr).all() and np.isfinite(conv).all()):
+        return "use smaller numbers: the outputs overflow to infinity, which proves nothing"
+    if np.allclose(corr, conv):
         return (
             "your experiment cannot tell them apart: conv2d and true convolution give the same "
             "output on it"

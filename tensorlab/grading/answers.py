@@ -1,0 +1,311 @@
+"""Asking for the answers (grader side of ``_answers``), and what in a submission the grader
+cannot follow.
+
+After the notebook has run in its kernel (for errors, timeouts and crashes), the answers are
+asked from a fresh answer process (``_answers``) that runs the same rebuilt cells again: only
+the instructor's template cells and the learner's answer cells, no IPython, the audit hook in
+place before any of them. Each line it writes is signed with a key it read before any learner
+code ran and that no learner code can reach (see ``_answers``); an unsigned line is a forgery.
+
+``scan`` reads an answer cell's source for the same constructs the audit hook refuses at run
+time, plus those it cannot see (a function's ``__closure__`` or ``__globals__``, IPython's own
+machinery, threads, signal handlers): a question whose answer cell uses one, or whose code
+triggered a refused event, fails with "your code uses X, which the grader cannot follow".
+"""
+
+from __future__ import annotations
+
+import ast
+import hmac
+import json
+import os
+import re
+import secrets
+import selectors
+import time
+from dataclasses import dataclass, field
+
+MAX_LINE_BYTES = 600 * 2**20
+MAX_RESTARTS = 3
+STARTUP_SECONDS = 60  # an answer process's start (interpreter, numpy, tensorlab) on a busy machine
+
+# modules whose import the grader cannot follow (they observe or rewrite other code)
+# (threads, signal handlers, builtins and module attributes are checked at run time instead)
+FORBIDDEN_MODULES = frozenset(
+    ["gc", "inspect", "ctypes", "_ctypes", "importlib", "tracemalloc", "pdb", "bdb", "trace"]
+    + ["ipykernel", "sys.monitoring"]
+)
+# (code built at run time, eval/exec, runs under the same audit hook: it is followed)
+FORBIDDEN_NAMES = frozenset(["__import__", "breakpoint"])
+_GET_IPYTHON = re.compile(r"\bget_ipython\b")
+FORBIDDEN_ATTRS = frozenset(
+    ["__code__", "__closure__", "__globals__", "__defaults__", "__kwdefaults__", "__builtins__"]
+    + ["__subclasses__", "__traceback__", "tb_frame", "tb_next", "f_back", "f_locals"]
+    + ["f_globals", "f_code", "gi_frame", "gi_code", "cr_frame", "ag_frame", "cell_contents"]
+    + ["settrace", "setprofile", "_getframe", "_current_frames", "addaudithook"]
+    + ["__setattr__", "__getattribute__", "__delattr__", "__class__", "__dict__", "__mro__"]
+    + ["__bases__", "__self__", "__func__", "__wrapped__", "__reduce__", "__reduce_ex__"]
+)
+
+
+_TRANSFORMER: list = []
+
+
+def _ipython_free(source: str) -> str:
+    """``source`` with IPython syntax (magics, ``!cmd``) turned into plain Python calls."""
+    if "%" not in source and "!" not in source and "?" not in source:
+        return source  # nothing IPython would rewrite
+    if not _TRANSFORMER:
+        try:
+            from IPython.core.inputtransformer2 import TransformerManager
+        except ImportError:  # pragma: no cover - IPython comes with the grading extras
+            return source
+        _TRANSFORMER.append(TransformerManager())
+    try:
+        return _TRANSFORMER[0].transform_cell(source)
+    except Exception:  # noqa: BLE001 - left as is: the cell then fails as it would
+        return source
+
+
+def scan(source: str) -> list[str]:
+    """What in ``source`` (one answer cell) the grader cannot follow, in order, each once."""
+    try:
+        tree = ast.parse(_ipython_free(source))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    found: list[str] = []
+
+    def add(what: str) -> None:
+        if what not in found:
+            found.append(what)
+
+    # IPython's own machinery (events, AST and input transformers, the kernel): named in the
+    # learner's own lines, not in the calls IPython makes of %magic and !command lines
+    own = "\n".join(
+        line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))
+    )
+    if _GET_IPYTHON.search(own):
+        add("`get_ipython`")
+
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        todo.extend(ast.iter_child_nodes(node))
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in FORBIDDEN_MODULES or a.name.split(".")[0] in FORBIDDEN_MODULES:
+                    add(f"the module `{a.name}`")
+        elif isinstance(node, ast.ImportFrom):
+            mod = node.module or ""
+            if mod in FORBIDDEN_MODULES or mod.split(".")[0] in FORBIDDEN_MODULES:
+                add(f"the module `{mod}`")
+            for a in node.names:
+                if a.name in FORBIDDEN_NAMES | FORBIDDEN_ATTRS:
+                    add(f"`{a.name}`")
+        elif isinstance(node, ast.Name) and node.id in FORBIDDEN_NAMES:
+            add(f"`{node.id}`")
+        elif isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_ATTRS:
+            if node.attr == "__class__" or node.attr == "__dict__":
+                # ``self.__class__.__name__`` style reads are common and harmless; assignments
+                # (rewriting an object's class or namespace) are not
+                if not isinstance(node.ctx, (ast.Store, ast.Del)):
+                    continue
+            add(f"`{node.attr}`")
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr == "modules"
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "sys"
+        ):
+            add("`sys.modules`")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if node.value in FORBIDDEN_ATTRS - {"__class__", "__dict__"}:
+                add(f"`{node.value}`")
+    return found
+
+
+def sign(key: bytes, body: str) -> str:
+    return hmac.new(key, body.encode("utf-8"), "sha256").hexdigest()
+
+
+@dataclass
+class Asked:
+    """What the answer process said about one submission."""
+
+    answers: dict = field(default_factory=dict)  # qid -> encoded answer
+    failed: dict = field(default_factory=dict)  # qid -> (status, reason): timeout, lost
+    events: dict = field(default_factory=dict)  # qid -> [what, ...] the grader cannot follow
+    everywhere: list = field(default_factory=list)  # events of template cells: every question
+    restarts: int = 0  # answer processes started again after one died or hung
+
+    def note(self, qid, what: str) -> None:
+        target = self.everywhere if qid is None else self.events.setdefault(qid, [])
+        if what not in target:
+            target.append(what)
+
+    def cannot_follow(self, qid: str) -> list[str]:
+        out = list(self.everywhere)
+        out += [w for w in self.events.get(qid, []) if w not in out]
+        return out
+
+
+class _Reader:
+    """Signed lines from the answer process, each within a deadline."""
+
+    def __init__(self, proc, key: bytes, nonce: str):
+        self.proc, self.key, self.nonce = proc, key, nonce
+        self.buf = b""
+        self.sel = selectors.DefaultSelector()
+        self.sel.register(proc.stdout, selectors.EVENT_READ)
+        self.forged = 0
+
+    def next(self, timeout: float) -> dict | None:
+        """The next signed message; None at a timeout or when the process is gone."""
+        deadline = time.monotonic() + timeout
+        while True:
+            nl = self.buf.find(b"\n")
+            if nl >= 0:
+                line, self.buf = self.buf[:nl], self.buf[nl + 1 :]
+                msg = self._verify(line)
+                if msg is None:
+                    self.forged += 1
+                    continue
+                return msg
+            if len(self.buf) > MAX_LINE_BYTES:
+                return None
+            left = deadline - time.monotonic()
+            if left <= 0 or not self.sel.select(left):
+                return None
+            chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
+            if not chunk:
+                return None
+            self.buf += chunk
+
+    def _verify(self, line: bytes) -> dict | None:
+        try:
+            outer = json.loads(line)
+            body, sig = outer["b"], outer["s"]
+            if not (isinstance(body, str) and isinstance(sig, str)):
+                return None
+            if not hmac.compare_digest(sign(self.key, body), sig):
+                return None
+            msg = json.loads(body)
+        except (ValueError, KeyError, TypeError, RecursionError):
+            return None
+        if not isinstance(msg, dict) or msg.get("nonce") != self.nonce:
+            return None
+        return msg
+
+    def close(self) -> None:
+        self.sel.close()
+
+
+def _stop(proc) -> None:
+    try:
+        proc.kill()
+    except OSError:
+        pass
+    try:
+        os.killpg(proc.pid, 9)
+    except OSError:
+        pass
+    try:
+        proc.wait(timeout=10)
+    except Exception:  # noqa: BLE001
+        pass
+    for f in (proc.stdin, proc.stdout):
+        try:
+            if f is not None:
+                f.close()
+        except OSError:
+            pass
+
+
+def _cell_qid(cells: list, i) -> str | None:
+    return cells[i].qid if isinstance(i, int) and 0 <= i < len(cells) else None
+
+
+def ask(
+    kernel, cells: list, skip: set, questions: list, budget, cell_timeout: float, early=None
+) -> Asked:
+    """Run ``cells`` (``ExecCell``; indices in ``skip`` left out) in fresh answer processes and
+    ask each of ``questions`` (``(qid, name, kind, payload)``) for its answer. ``budget()`` is
+    the notebook's time left (it raises when there is none). ``early``: an answer process
+    started in advance (``Kernel.spawn_answers``), used first if it is still waiting."""
+    out = Asked()
+    for cell in cells:
+        if cell.qid is not None:
+            for what in scan(cell.source):
+                out.note(cell.qid, f"{what}")
+    todo = list(questions)
+    runs = [(i, _ipython_free(c.source), c.qid) for i, c in enumerate(cells) if i not in skip]
+    restarts = 0
+    while todo and restarts <= MAX_RESTARTS:
+        restarts += 1
+        out.restarts = restarts - 1
+        key, nonce = secrets.token_hex(32).encode("ascii"), secrets.token_hex(16)
+        request = {
+            "nonce": nonce,
+            "cells": runs,
+            "questions": [{"qid": q, "name": n, "kind": k, "payload": p} for q, n, k, p in todo],
+        }
+        if early is not None and early.poll() is None:
+            proc, early = early, None
+        else:
+            proc = kernel.spawn_answers()
+        reader = _Reader(proc, key, nonce)
+        try:
+            try:
+                proc.stdin.write(key + json.dumps(request).encode("utf-8"))
+                proc.stdin.close()
+            except OSError:
+                pass
+            current = None
+            for n, _ in enumerate(runs):
+                # the first message also waits for the process to start (imports, under load)
+                wait = cell_timeout + (STARTUP_SECONDS if n == 0 else 0)
+                msg = reader.next(min(wait, budget()))
+                if msg is None or msg.get("ev") != "cell":
+                    reason = "running the notebook again to ask for its answers failed"
+                    for q in todo:
+                        out.failed[q[0]] = ("error", reason)
+                    return out
+                for where, what in msg.get("events") or []:
+                    out.note(where[2] if isinstance(where, list) else None, what)
+                if reader.forged:  # written while this cell ran
+                    out.note(
+                        _cell_qid(cells, msg.get("i")), "writing its own messages to the grader"
+                    )
+                    reader.forged = 0
+            while todo:
+                q = todo[0]
+                current = q[0]
+                start = reader.next(min(cell_timeout, budget()))
+                msg = reader.next(min(cell_timeout, budget())) if start is not None else None
+                if msg is None or msg.get("ev") != "answer" or msg.get("qid") != current:
+                    if proc.poll() is None:
+                        out.failed[current] = (
+                            "timeout",
+                            "calling your answer did not finish within the time limit",
+                        )
+                    else:
+                        out.failed[current] = ("kernel_died", "calling your answer killed it")
+                    todo.pop(0)
+                    break
+                for _where, what in msg.get("events") or []:
+                    out.note(current, what)
+                if reader.forged:
+                    out.note(current, "writing its own messages to the grader")
+                    reader.forged = 0
+                out.answers[current] = msg.get("answer")
+                todo.pop(0)
+        finally:
+            if reader.forged and current is not None:
+                out.note(current, "writing its own messages to the grader")
+            reader.close()
+            _stop(proc)
+    if early is not None:
+        _stop(early)
+    for q in todo:
+        out.failed.setdefault(q[0], ("kernel_died", "the answer process kept dying"))
+    return out
