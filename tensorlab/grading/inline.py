@@ -28,6 +28,7 @@ from .judge import (
 )
 from .model import Question
 from .registry import get
+from .rules import has_rules
 
 _NOTHING = object()
 _FAILURES: dict[str, int] = {}  # failed checks per question in this process (hints grow)
@@ -80,10 +81,16 @@ def inline_rules(q: Question, fn) -> str | None:
     """``judge.rule_check`` on the source that defined ``fn`` (the cell, with every cell that
     ran as context, in a notebook: the same check and verdict as batch grading); a function
     whose source cannot be read is checked on the names its code uses (``names_used``)."""
-    if not q.forbidden:
+    if not has_rules(q):
         return None
     found = answer_sources(fn, q.name)
     if found is None:
+        if getattr(q, "allowed", None) is not None:
+            from .allow import names_violation
+
+            broken = names_violation(q.allowed, fn)
+            if broken is not None:
+                return broken
         return rule_violation(q, names_used(fn))
     source, context, name = found
     return rule_check(q, source, context, name)

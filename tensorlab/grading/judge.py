@@ -687,7 +687,10 @@ def judge_function(q: Question, results: list, seed: int) -> Verdict:
         which_misconception, q, actual, expected, cases[i]
     )
     stage, message = failure.stage, failure.message
-    if stage == "attempted":
+    huge = largest_size(cases[i])
+    if huge >= HUGE and (isinstance(actual, Raised) or not attempted(actual)):
+        stage, message = "values", huge_message(huge, actual)
+    elif stage == "attempted":
         stage, message = "values", "raised NotImplementedError on this input"
     elif isinstance(actual, Raised) and stage == "type":
         stage, message = "runs", f"your function raised {actual.type}: {actual.message}"
@@ -706,6 +709,40 @@ def judge_function(q: Question, results: list, seed: int) -> Verdict:
     )
 
 
+HUGE = 10**8  # an input size no tensor of the grading kernel can have (derive questions)
+_MEMORY = ("MemoryError", "TimeoutError", "OverflowError")
+
+
+def largest_size(args) -> int:
+    """The largest int among the (nested) arguments of a case (0 when there is none)."""
+    if isinstance(args, bool):
+        return 0
+    if isinstance(args, int):
+        return args
+    if isinstance(args, (tuple, list)):
+        return max((largest_size(a) for a in args), default=0)
+    return 0
+
+
+def huge_message(size: int, actual) -> str:
+    """The message for a function that fails on an input no tensor can have (a derive
+    question's hidden size): it ran the operation instead of writing the rule."""
+    what = f"raised {actual.type}" if isinstance(actual, Raised) else "did not return"
+    memory = isinstance(actual, Raised) and (
+        actual.type in _MEMORY or "too big" in actual.message or "allocate" in actual.message
+    )
+    built = (
+        "your function built a tensor of this size"
+        if memory
+        else "a tensor of this size cannot exist, so running the operation cannot answer"
+    )
+    return (
+        f"on an input with a size of {size:,} (no tensor this large fits in memory) your "
+        f"function {what}: {built}. Write the formula: compute the answer from the sizes with "
+        "arithmetic, without building a tensor."
+    )
+
+
 def _misconception_everywhere(q: Question, cases: list, results: list) -> Misconception | None:
     """The first misconception whose wrong function gives the learner's result on every case."""
     for m in q.misconceptions:
@@ -718,9 +755,21 @@ def _misconception_everywhere(q: Question, cases: list, results: list) -> Miscon
     return None
 
 
+CALL_SECONDS = 10.0  # one call of a learner's function in the inline check
+
+
 def collect_function_results(fn, q: Question, seed: int) -> list:
-    """Call ``fn`` here on the question's cases and decode each result (the inline path)."""
-    return [call_encoded(fn, args)[0] for args in make_cases(q, seed)]
+    """Call ``fn`` here on the question's cases and decode each result (the inline path). A
+    call that outlives ``CALL_SECONDS`` is stopped (a ``TimeoutError`` result), so a function
+    that loops over a hidden size of 10**15 cannot hang the learner's kernel."""
+    out = []
+    for args in make_cases(q, seed):
+        try:
+            with time_budget(CALL_SECONDS):
+                out.append(call_encoded(fn, args)[0])
+        except JudgeTimeout:
+            out.append(Raised("TimeoutError", f"did not finish within {CALL_SECONDS:g} s"))
+    return out
 
 
 __all__ = [

@@ -287,6 +287,18 @@ def answer_names(name: str, source: str, context: list[str] | tuple[str, ...] = 
 
 def _follow(name: str, source: str, context) -> tuple[set[str], set[str]]:
     """(what ``answer_names`` returns, the global names followed on the way, ``name`` first)."""
+    nodes, _, _, seen = _follow_nodes(name, source, context)
+    used: set[str] = set()
+    for node in nodes:
+        used |= _node_names(node)[0]
+    return used, seen
+
+
+def _follow_nodes(name: str, source: str, context) -> tuple[list, set[str], list[str], set[str]]:
+    """(every definition the answer ``name`` reaches: its own, then the helpers, aliases and
+    imports its free names are bound to at the top level of the cells, transitively; every
+    name the cells bind at top level; for each node, the name it was reached as; every free
+    name followed, ``name`` first)."""
     tree = _parse(source)
     bound: dict[str, list] = {}
     for text in (*context, source):
@@ -299,12 +311,13 @@ def _follow(name: str, source: str, context) -> tuple[set[str], set[str]]:
     # every other top-level binding of the answer's name in the cells is followed too (a later
     # cell's `interleave = ...` replaces the answer cell's own)
     start = start + [n for n in bound.get(name, ()) if not any(n is m for m in start)]
-    used: set[str] = set()
+    out: list = []
+    owners: list[str] = []
     todo: list[str] = []
     for node in start:
-        u, free = _node_names(node)
-        used |= u
-        todo.extend(free)
+        out.append(node)
+        owners.append(name)
+        todo.extend(_node_names(node)[1])
     seen = {name}
     while todo:
         n = todo.pop()
@@ -312,10 +325,10 @@ def _follow(name: str, source: str, context) -> tuple[set[str], set[str]]:
             continue
         seen.add(n)
         for node in bound.get(n, ()):
-            u, free = _node_names(node)
-            used |= u
-            todo.extend(free)
-    return used, seen
+            out.append(node)
+            owners.append(n)
+            todo.extend(_node_names(node)[1])
+    return out, set(bound), owners, seen
 
 
 # Modules a learner's cell may import when a question has rules: anything else (importlib,
@@ -517,7 +530,7 @@ def rule_check(
     (it may include ``source``); ``name``: the answer's name (``q.name``). Cells are read as
     IPython runs them (``transform``). An answer whose binding the grader cannot follow
     (``_unverifiable``) breaks the rules too: they cannot be checked."""
-    if not q.forbidden:
+    if not has_rules(q):
         return None
     name = name or q.name
     cells = [*context, source] if source not in context else list(context)
@@ -537,17 +550,29 @@ def rule_check(
         if bad:
             why = f"`{bad[0]}` is bound by a loop, `with`, `:=`, `del` or a `global` statement"
     if why is not None:
+        allowed = q.allowed.says if getattr(q, "allowed", None) is not None else q.todo
         return (
             f"the grader cannot check this exercise's rules on your code: {why}. Define "
-            f"`{name}` with a plain `def` and call only what the exercise allows: {q.todo}"
+            f"`{name}` with a plain `def` and call only what the exercise allows: {allowed}"
         )
+    if getattr(q, "allowed", None) is not None:
+        from .allow import allow_violation
+
+        broken = allow_violation(q.allowed, name, source, context)
+        if broken is not None:
+            return broken
     return rule_violation(q, used)
+
+
+def has_rules(q) -> bool:
+    """Whether ``q`` restricts what an answer may use (an allow-list or forbidden names)."""
+    return bool(q.forbidden) or getattr(q, "allowed", None) is not None
 
 
 def rule_violation(q: Question, used: set[str]) -> str | None:
     """The message for an answer that uses a name the question forbids (None when it keeps the
     rules). ``used``: ``names_used(fn)`` inline, ``answer_names(...)`` in batch grading."""
-    bad = sorted(n for n in q.forbidden if n in used)
+    bad = sorted(n for n in (q.forbidden or ()) if n in used)
     if not bad:
         return None
     listed = ", ".join(f"`{n}`" for n in bad)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..encode import ArrayAnswer
+from ..allow import DERIVE
+from ._rules import NUMPY_ONLY
 from ..model import Misconception, Question
 from ._refs import (
     conv2d_loops,
@@ -25,6 +27,9 @@ XCORR_ROW = Question(
     notebook=NB,
     name="predicted_row",
     kind="value",
+    assessment="predict",
+    predict="formative",
+    points=0.0,
     prompt=(
         "The lecture's test: an 8x8 input, zero except for column 4 which is all ones, and a 3x3 "
         "kernel whose every row is [1, 2, 3]. Predict the first row of conv2d's (6, 6) output "
@@ -112,6 +117,7 @@ EXPERIMENT = Question(
     notebook=NB,
     name="experiment",
     kind="value",
+    assessment="free",
     prompt=(
         "Design an experiment that proves conv2d computes cross-correlation: give a pair "
         "(input, kernel) of small 2-D arrays for which conv2d's output differs from true "
@@ -198,6 +204,9 @@ WEIGHT_SHAPE = Question(
     notebook=NB,
     name="weight_shape",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((10**15, 2 * 10**15, 3, 10**15), (4 * 10**15, 6 * 10**15, (3, 5), 2 * 10**15)),
     prompt=(
         "Write weight_shape(in_channels, out_channels, kernel_size, groups): the shape of "
         "nn.Conv2d(in_channels, out_channels, kernel_size, groups=groups).weight as a tuple "
@@ -254,6 +263,9 @@ OPERATOR_COUNT = Question(
     notebook=NB,
     name="operator_count",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((10**15, 2 * 10**15, 10**15),),
     prompt=(
         "Write operator_count(in_channels, out_channels, groups): how many 2-D kernels "
         "(kH x kW operators) an nn.Conv2d layer holds."
@@ -300,6 +312,9 @@ GROUPS_LEGAL = Question(
     notebook=NB,
     name="groups_legal",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((4 * 10**15, 6 * 10**15, 2 * 10**15), (10**15, 10**15, 3)),
     prompt=(
         "Write groups_legal(in_channels, out_channels, groups): can "
         "nn.Conv2d(in_channels, out_channels, 3, groups=groups) be built (True) or does it "
@@ -369,6 +384,9 @@ SOURCES = Question(
     notebook=NB,
     name="input_channels_for",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((10**15 + 7, 3 * 10**15, 2 * 10**15, 10**15),),
     prompt=(
         "Write input_channels_for(o, in_channels, out_channels, groups): the input channels that "
         "output channel o reads, as a tuple of ints in increasing order."
@@ -474,6 +492,8 @@ CONV_LOOPS = Question(
     notebook=NB,
     name="conv2d_loops",
     kind="function",
+    assessment="implement",
+    allowed=NUMPY_ONLY,
     prompt=(
         "Write conv2d_loops(x, w, groups) with numpy and loops: PyTorch's conv2d (stride 1, no "
         "padding, no bias) for x of shape (N, C, H, W) and w of shape (O, C // groups, kH, kW). "
@@ -520,6 +540,9 @@ DEPTHWISE = Question(
     notebook=NB,
     name="depthwise",
     kind="value",
+    assessment="predict",
+    predict="formative",
+    points=0.0,
     prompt=(
         "nn.Conv2d(8, 16, 3, groups=8): give (the weight's shape, how many output channels each "
         "input channel feeds)."
