@@ -131,69 +131,82 @@ def _module_aliases(trees: list[ast.AST]) -> dict[str, str]:
     return out
 
 
-def node_violation(
+def node_violations(
     allowed: Allowed, node: ast.AST, bound: set[str], aliases: dict[str, str]
-) -> str | None:
-    """The first construct in ``node`` the allow-list does not permit (as source text), else
-    None. ``bound``: names the notebook binds at top level (followed as helpers, checked where
-    they are defined); ``aliases``: name -> module of the cells' imports."""
+) -> list[str]:
+    """The constructs in ``node`` the allow-list does not permit (as source text), in order.
+    ``bound``: names the notebook binds at top level (followed as helpers, checked where they
+    are defined); ``aliases``: name -> module of the cells' imports."""
     from .rules import _node_names
 
     free = _node_names(node)[1]
+    out: list[str] = []
     for sub in ast.walk(node):
         if isinstance(sub, ast.Import):
             for alias in sub.names:
                 if not allowed.module_ok(alias.name):
-                    return f"import {alias.name}"
+                    out.append(f"import {alias.name}")
         elif isinstance(sub, ast.ImportFrom):
             module = sub.module or ""
             if sub.level or not allowed.module_ok(module):
-                return f"from {'.' * sub.level}{module} import ..."
-            if module.split(".")[0] not in allowed.whole:
+                names = ", ".join(a.name for a in sub.names)
+                out.append(f"from {'.' * sub.level}{module} import {names}")
+            elif module.split(".")[0] not in allowed.whole:
                 for alias in sub.names:
                     if not allowed.permits(alias.name):
-                        return f"from {module} import {alias.name}"
+                        out.append(f"from {module} import {alias.name}")
         elif isinstance(sub, ast.Attribute):
             if allowed.permits(sub.attr):
                 continue
             root = _root(sub)
             if isinstance(root, ast.Name) and root.id in aliases:
-                module = aliases[root.id]
-                if module.split(".")[0] in allowed.whole:
+                if aliases[root.id].split(".")[0] in allowed.whole:
                     continue
-            return _text(sub)
+            out.append(_text(sub))
         elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
             if sub.func.id == "getattr" and len(sub.args) >= 2:
                 attr = sub.args[1]
                 if isinstance(attr, ast.Constant) and isinstance(attr.value, str):
                     if not allowed.permits(attr.value):
-                        return f"getattr(..., {attr.value!r})"
+                        out.append(f"getattr(..., {attr.value!r})")
         elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id in free:
             if sub.id in bound or allowed.permits(sub.id):
                 continue
-            return sub.id
-    return None
+            out.append(sub.id)
+    return out
 
 
 def allow_violation(allowed: Allowed, name: str, source: str, context=()) -> str | None:
     """The message for an answer (``name`` defined in ``source``, with the notebook's cells
-    ``context``) that reaches a construct ``allowed`` does not permit, else None."""
+    ``context``) that reaches constructs ``allowed`` does not permit, else None."""
     from .rules import _follow_nodes, _parse
 
     nodes, bound, owner, _ = _follow_nodes(name, source, context)
     trees = [t for t in (_parse(s) for s in (*context, source)) if t is not None]
     aliases = _module_aliases(trees)
+    found: list[tuple[str, str | None]] = []
     for node, where in zip(nodes, owner):
-        bad = node_violation(allowed, node, bound, aliases)
-        if bad is not None:
-            return message(allowed, bad, where if where != name else None)
-    return None
+        for bad in node_violations(allowed, node, bound, aliases):
+            if bad in [b for b, _ in found]:
+                continue
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                module = bad.split()[1].split(".")[0]
+                if bad.startswith("import ") and any(b.startswith(module + ".") for b, _ in found):
+                    continue  # `tensorlab.tensor` already says it
+                where = name
+            found.append((bad, where if where != name else None))
+    return message(allowed, found) if found else None
 
 
-def message(allowed: Allowed, construct: str, helper: str | None = None) -> str:
-    through = f" (in `{helper}`, which it uses)" if helper else ""
+def message(allowed: Allowed, found: list[tuple[str, str | None]]) -> str:
+    """``found``: (construct, the helper it is in, or None for the answer itself)."""
+    parts = []
+    for bad, helper in found[:6]:
+        through = f" (in `{helper}`, which it uses)" if helper else ""
+        parts.append(f"`{bad}`{through}")
+    more = f" and {len(found) - 6} more" if len(found) > 6 else ""
     return (
-        f"your function uses `{construct}`{through}, which this exercise does not allow. "
+        f"your function uses {', '.join(parts)}{more}, which this exercise does not allow. "
         f"Allowed: {allowed.says}."
     )
 
@@ -209,6 +222,7 @@ def names_violation(allowed: Allowed, fn) -> str | None:
     used = names_used(fn)
     scope = getattr(getattr(fn, "__func__", fn), "__globals__", {}) or {}
     extra = allowed.whole_names()
+    found: list[tuple[str, str | None]] = []
     for n in sorted(used):
         if allowed.permits(n) or n in extra or allowed.module_ok(n):
             continue
@@ -218,8 +232,8 @@ def names_violation(allowed: Allowed, fn) -> str | None:
         if isinstance(value, types.FunctionType):
             continue  # a helper: names_used followed it
         if isinstance(value, types.ModuleType):
-            if allowed.module_ok(value.__name__):
-                continue
-            return message(allowed, f"import {value.__name__}")
-        return message(allowed, n)
-    return None
+            if not allowed.module_ok(value.__name__):
+                found.append((f"import {value.__name__}", None))
+            continue
+        found.append((n, None))
+    return message(allowed, found) if found else None

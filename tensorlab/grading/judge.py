@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import threading
 from typing import Any
 
@@ -92,6 +93,42 @@ def time_budget(seconds: float):
     finally:
         done.set()
         timer.join()
+
+
+MEMORY_BYTES = 2 * 2**30  # what one call of an answer may allocate (address space) when judged
+
+
+@contextlib.contextmanager
+def memory_budget(extra: int = MEMORY_BYTES):
+    """Let this process grow by at most ``extra`` bytes of address space (``RLIMIT_AS``) while
+    the block runs, so an answer that builds a huge list or tensor gets a ``MemoryError`` at
+    once instead of swapping the machine (a derive question's hidden sizes). A limit already
+    tighter (a sandboxed kernel's) is kept; nothing happens where the limit cannot be read."""
+    try:
+        import resource
+
+        with open("/proc/self/statm") as f:
+            vm = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, OSError, ValueError, AttributeError):
+        yield
+        return
+    infinity = resource.RLIM_INFINITY
+    limit = vm + extra
+    if hard != infinity:
+        limit = min(limit, hard)
+    if soft != infinity and soft <= limit:
+        yield
+        return
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 def _clip(text: Any, n: int = 300) -> str:
@@ -591,7 +628,8 @@ def call_encoded(fn, args: tuple) -> tuple[Any, int]:
     table = _arg_table(args)
     n = len(table)
     try:
-        result = fn(*args)
+        with memory_budget():
+            result = fn(*args)
     except Exception as exc:  # noqa: BLE001 - any error is part of the answer
         from .encode import encode_raised
 

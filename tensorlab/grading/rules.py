@@ -93,6 +93,11 @@ def _node_names(node) -> tuple[set[str], set[str]]:
             used.add(sub.value)  # getattr(x, "repeat_interleave")
         elif isinstance(sub, ast.arg):
             local.add(sub.arg)
+        elif (
+            isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and sub is not node
+        ):
+            local.add(sub.name)  # a function defined inside the answer is its own local
         elif isinstance(sub, ast.Call) and _code_magic(sub) is not None:
             for text in _code_magic(sub):  # x = %time f(x)
                 used |= names_in_source(text)
