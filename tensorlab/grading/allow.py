@@ -212,28 +212,50 @@ def message(allowed: Allowed, found: list[tuple[str, str | None]]) -> str:
 
 
 def names_violation(allowed: Allowed, fn) -> str | None:
-    """``allow_violation`` for a live function whose source cannot be read: every name its code
-    (and the helpers it reaches) uses must be allowed; a global bound to a module counts as
-    that module, a global bound to a plain value (a constant) is fine."""
+    """``allow_violation`` for a live function whose source cannot be read (not a notebook's
+    cell): every global, attribute and closure name its code uses must be allowed; a helper
+    defined in the same module is followed, a global bound to a module counts as that module,
+    one bound to another callable as that callable (an alias), one bound to a constant is fine."""
     import types
 
-    from .rules import names_used
+    from .rules import _names_in_code
 
-    used = names_used(fn)
-    scope = getattr(getattr(fn, "__func__", fn), "__globals__", {}) or {}
     extra = allowed.whole_names()
     found: list[tuple[str, str | None]] = []
-    for n in sorted(used):
-        if allowed.permits(n) or n in extra or allowed.module_ok(n):
+    home = getattr(getattr(fn, "__func__", fn), "__module__", None)
+    todo, done = [getattr(fn, "__func__", fn)], set()
+    while todo:
+        f = todo.pop()
+        code = getattr(f, "__code__", None)
+        if code is None or id(f) in done:
             continue
-        value = scope.get(n, None)
-        if n in scope and not callable(value) and not isinstance(value, types.ModuleType):
-            continue  # a constant of the notebook
-        if isinstance(value, types.FunctionType):
-            continue  # a helper: names_used followed it
-        if isinstance(value, types.ModuleType):
-            if not allowed.module_ok(value.__name__):
-                found.append((f"import {value.__name__}", None))
-            continue
-        found.append((n, None))
+        done.add(id(f))
+        env = dict(getattr(f, "__globals__", {}) or {})
+        for var, cell in zip(code.co_freevars, getattr(f, "__closure__", None) or ()):
+            try:
+                env[var] = cell.cell_contents
+            except ValueError:
+                continue
+        where = None if f is getattr(fn, "__func__", fn) else f.__name__
+        for n in sorted(_names_in_code(code, set()) | set(code.co_freevars)):
+            value = env.get(n, _UNBOUND)
+            if isinstance(value, types.FunctionType) and value.__module__ == home:
+                todo.append(value)  # a helper of the learner's
+                continue
+            if isinstance(value, types.ModuleType):
+                if not allowed.module_ok(value.__name__):
+                    found.append((f"import {value.__name__}", where))
+                continue
+            if value is not _UNBOUND and not callable(value):
+                continue  # a constant
+            if value is not _UNBOUND:  # a callable bound in the notebook: judged by what it is
+                alias = getattr(value, "__name__", None)
+                if not (isinstance(alias, str) and (allowed.permits(alias) or alias in extra)):
+                    found.append((f"{n} (= {alias})" if alias and alias != n else n, where))
+                continue
+            if not (allowed.permits(n) or n in extra):
+                found.append((n, where))
     return message(allowed, found) if found else None
+
+
+_UNBOUND = object()
