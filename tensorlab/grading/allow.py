@@ -42,16 +42,18 @@ class Allowed:
     notebook). ``names``: functions, methods and attributes it may use, wherever they come from
     (``view``, ``repeat``, ``shape``; a module-level function such as ``np.prod`` as ``prod``).
     ``modules``: modules it may import, for their listed ``names`` only; ``whole``: modules whose
-    every attribute is allowed (``math``).
+    every attribute is allowed (``math``). ``requires``: names of which the answer must use at
+    least one (the exercise says "with conv2d").
     """
 
     says: str
     names: frozenset[str] = frozenset()
     modules: frozenset[str] = frozenset()
     whole: frozenset[str] = frozenset()
+    requires: frozenset[str] = frozenset()
 
     def __post_init__(self):
-        for f in ("names", "modules", "whole"):
+        for f in ("names", "modules", "whole", "requires"):
             object.__setattr__(self, f, frozenset(getattr(self, f)))
 
     def permits(self, name: str) -> bool:
@@ -88,7 +90,7 @@ DERIVE = Allowed(
 )
 
 
-def with_numpy(says: str, names=(), modules=()) -> Allowed:
+def with_numpy(says: str, names=(), modules=(), requires=()) -> Allowed:
     """An allow-list of plain Python, numpy (all of it, and its arrays' methods) and ``names``
     (e.g. some of tensorlab's functions, with ``modules=("tensorlab",)``)."""
     import numpy as np
@@ -99,6 +101,7 @@ def with_numpy(says: str, names=(), modules=()) -> Allowed:
         names=array | frozenset(names) | {"T"},
         modules=frozenset(modules),
         whole=_STDLIB | {"numpy"},
+        requires=frozenset(requires),
     )
 
 
@@ -185,6 +188,18 @@ def allow_violation(allowed: Allowed, name: str, source: str, context=()) -> str
     trees = [t for t in (_parse(s) for s in (*context, source)) if t is not None]
     aliases = _module_aliases(trees)
     found: list[tuple[str, str | None]] = []
+    if allowed.requires:
+        reached: set[str] = set()
+        for node in nodes:
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Attribute):
+                    reached.add(sub.attr)
+                elif isinstance(sub, ast.Name):
+                    reached.add(sub.id)
+                elif isinstance(sub, ast.alias):
+                    reached.add(sub.name.split(".")[-1])
+        if not reached & allowed.requires:
+            return missing_message(allowed)
     for node, where in zip(nodes, owner):
         for bad in node_violations(allowed, node, bound, aliases):
             if bad in [b for b, _ in found]:
@@ -196,6 +211,11 @@ def allow_violation(allowed: Allowed, name: str, source: str, context=()) -> str
                 where = name
             found.append((bad, where if where != name else None))
     return message(allowed, found) if found else None
+
+
+def missing_message(allowed: Allowed) -> str:
+    names = " or ".join(f"`{n}`" for n in sorted(allowed.requires))
+    return f"your function does not use {names}, which this exercise asks for. Allowed: {allowed.says}."
 
 
 def message(allowed: Allowed, found: list[tuple[str, str | None]]) -> str:
@@ -222,6 +242,7 @@ def names_violation(allowed: Allowed, fn) -> str | None:
 
     extra = allowed.whole_names()
     found: list[tuple[str, str | None]] = []
+    seen_names: set[str] = set()
     home = getattr(getattr(fn, "__func__", fn), "__module__", None)
     todo, done = [getattr(fn, "__func__", fn)], set()
     while todo:
@@ -239,6 +260,9 @@ def names_violation(allowed: Allowed, fn) -> str | None:
         where = None if f is getattr(fn, "__func__", fn) else f.__name__
         for n in sorted(_names_in_code(code, set()) | set(code.co_freevars)):
             value = env.get(n, _UNBOUND)
+            seen_names.add(n)
+            if value is not _UNBOUND and isinstance(getattr(value, "__name__", None), str):
+                seen_names.add(value.__name__)
             if isinstance(value, types.FunctionType) and value.__module__ == home:
                 todo.append(value)  # a helper of the learner's
                 continue
@@ -255,7 +279,11 @@ def names_violation(allowed: Allowed, fn) -> str | None:
                 continue
             if not (allowed.permits(n) or n in extra):
                 found.append((n, where))
-    return message(allowed, found) if found else None
+    if found:
+        return message(allowed, found)
+    if allowed.requires and not seen_names & allowed.requires:
+        return missing_message(allowed)
+    return None
 
 
 _UNBOUND = object()

@@ -97,8 +97,8 @@ def with_rules(q, cells: list[ExecCell], verdict):
     (``judge.rule_check``: the same check as the inline ``check``), read from the source the
     grader spliced in (the kernel is never asked)."""
     from .judge import guarded, rule_check
-    from .rules import has_rules
     from .judge import with_rules as apply
+    from .rules import has_rules
 
     own = [c.source for c in cells if c.qid == q.id]
     if not own or not has_rules(q):

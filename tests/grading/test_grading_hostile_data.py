@@ -173,7 +173,6 @@ def test_honest_answers_keep_the_rules(source):
 def test_every_released_notebook_with_rules_keeps_them_in_its_solution():
     """The templates' own cells never make a rule unverifiable (for rules added later, too)."""
     from tensorlab.grading.registry import all_questions
-
     from tensorlab.grading.rules import has_rules
 
     ruled = [q for q in all_questions() if has_rules(q)]

@@ -26,6 +26,7 @@ def small_cases(q, seed: int) -> list[tuple]:
     """The cases a tensor can be built for (not a derive question's hidden huge sizes)."""
     return [c for c in make_cases(q, seed) if largest_size(c) < HUGE]
 
+
 CATALOGUE = [
     pytest.param(q, m, k, id=f"{q.id}:{m.key}:{k}")
     for q in QUESTIONS

@@ -17,10 +17,7 @@ SEEDS = (0, 1, 2)
 
 def _cases(qid: str):
     return [  # the hidden huge inputs of derive questions are tested in test_grading_derive
-        args
-        for seed in SEEDS
-        for args in make_cases(get(qid), seed)
-        if largest_size(args) < HUGE
+        args for seed in SEEDS for args in make_cases(get(qid), seed) if largest_size(args) < HUGE
     ]
 
 

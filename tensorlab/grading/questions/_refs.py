@@ -134,4 +134,3 @@ def draw_ints(rng: np.random.Generator, bounds, n: int, where=None) -> list[tupl
         if where is None or where(*t):
             out.append(t)
     return out
-

@@ -20,6 +20,7 @@ WITH_CONV2D = with_numpy(
     "pad, indexing, view/reshape/unsqueeze (no scipy, no convolution of another kind)",
     names=_TENSOR_BASICS | {"conv2d", "flip", "fliplr", "flipud", "rot90", "pad"},
     modules=("tensorlab",),
+    requires=("conv2d",),
 )
 
 VIEW_REPEAT = Allowed(

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..allow import DERIVE
-from ._rules import NO_AUTOGRAD
 from ..model import Expect, Misconception, Question
 from ._refs import correlate_valid, draw_ints, int_tuples, small_ints
+from ._rules import NO_AUTOGRAD
 
 NB = "06_autograd"
 

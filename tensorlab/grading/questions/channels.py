@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..encode import ArrayAnswer
 from ..allow import DERIVE
-from ._rules import NUMPY_ONLY
+from ..encode import ArrayAnswer
 from ..model import Misconception, Question
 from ._refs import (
     conv2d_loops,
@@ -17,6 +16,7 @@ from ._refs import (
     lecture_input,
     small_ints,
 )
+from ._rules import NUMPY_ONLY
 
 NB = "03_channels_groups"
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..allow import DERIVE
-from ._rules import NUMPY_ONLY, WITH_CONV2D
 from ..model import Expect, Misconception, Question
 from ._refs import (
     convolve_full,
@@ -20,6 +19,7 @@ from ._refs import (
     lecture_kernel,
     small_ints,
 )
+from ._rules import NUMPY_ONLY, WITH_CONV2D
 
 NB = "01_convolution"
 

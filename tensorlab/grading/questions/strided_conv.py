@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..allow import DERIVE
-from ._rules import IM2COL
 from ..model import Misconception, Question
 from ._refs import draw_ints, int_tuples, small_ints
+from ._rules import IM2COL
 
 NB = "07_strided_conv"
 
@@ -404,9 +404,11 @@ CHANNELS_LAST = Question(
     allowed=DERIVE,
     huge=(((2, 3, 10**9, 10**9),),),
     prompt=(
-        "Write channels_last_strides(shape): x has shape (N, C, H, W); return "
-        "x.contiguous(memory_format=torch.channels_last).stride() - the same shape and values, "
-        "stored pixel by pixel with the C channels of a pixel side by side."
+        "Write channels_last_strides(shape): the strides of a tensor of shape (N, C, H, W) in "
+        "the channels_last memory format, torch.empty(shape, memory_format=torch.channels_last)"
+        ".stride(): the same shape and values, stored pixel by pixel with the C channels of a "
+        "pixel side by side. (x.contiguous(memory_format=torch.channels_last) returns x itself "
+        "when x already counts as channels_last-contiguous: C == 1 or H == W == 1.)"
     ),
     todo=(
         "Write channels_last_strides: in memory the order is N, H, W, C; the strides are "

@@ -9,8 +9,8 @@ import math
 import numpy as np
 
 from ..allow import DERIVE
-from ._rules import NUMPY_ONLY
 from ..model import Expect, Misconception, Question
+from ._rules import NUMPY_ONLY
 
 NB = "09_tiny_cnn"
 

@@ -7,8 +7,8 @@ import math
 import numpy as np
 
 from ..allow import DERIVE
-from ._rules import VIEW_REPEAT
 from ..model import Expect, Misconception, Question
+from ._rules import VIEW_REPEAT
 
 NB = "05_views"
 
