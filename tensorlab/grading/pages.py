@@ -81,7 +81,7 @@ def feedback_file(student_json: str) -> str:
     return student_json[: -len(".json")] + ".html"
 
 
-def _question_row(qid: str, rec: dict, hide: bool) -> str:
+def _question_row(qid: str, rec: dict, hide: bool, kind: str = "") -> str:
     pts = f"{rec.get('points', 0):g}/{rec.get('max_points', 0):g}"
     if rec.get("partial") and rec.get("cases"):
         pts += f' <span class="muted">({rec.get("cases_passed")}/{rec["cases"]} inputs)</span>'
@@ -97,9 +97,14 @@ def _question_row(qid: str, rec: dict, hide: bool) -> str:
     if rec.get("misconception_hint"):
         parts.append(f"<div><b>Hint:</b> {_e(rec['misconception_hint'])}</div>")
     return (
-        f"<tr><td><code>{_e(qid)}</code></td><td>{_mark(rec.get('status', ''))}</td>"
+        f"<tr><td><code>{_e(qid)}</code>{_kind(kind)}</td><td>{_mark(rec.get('status', ''))}</td>"
         f"<td>{pts}</td><td>{''.join(parts)}</td></tr>"
     )
+
+
+def _kind(kind: str) -> str:
+    """A question's kind under its id (``kinds.kind_label``), when the grade file has it."""
+    return f'<div class="muted">{_e(kind)}</div>' if isinstance(kind, str) and kind else ""
 
 
 def student_page(doc: dict, hidden: set[str] = frozenset()) -> bytes:
@@ -126,7 +131,10 @@ def student_page(doc: dict, hidden: set[str] = frozenset()) -> bytes:
         questions = sub.get("questions") or {}
         if questions:
             out.append("<table><tr><th>Question</th><th>Result</th><th>Points</th><th></th></tr>")
-            out += [_question_row(q, r, q in hidden) for q, r in questions.items()]
+            kinds = doc.get("kinds") if isinstance(doc.get("kinds"), dict) else {}
+            out += [
+                _question_row(q, r, q in hidden, kinds.get(q, "")) for q, r in questions.items()
+            ]
             out.append("</table>")
     out.append(f'<p class="muted">Graded by tensorlab {_e(doc.get("tensorlab_version"))}.</p>')
     return _page(f"Feedback: {name}", "".join(out))
@@ -161,9 +169,12 @@ def summarise(docs: list[dict]) -> dict:
     max_nb: dict[str, float] = {}
     questions: dict[str, dict] = {}
     lost, killed = [], []
+    kinds: dict[str, str] = {}
     for doc in docs:
         if doc["student"] == UNASSIGNED:
             continue
+        if isinstance(doc.get("kinds"), dict):
+            kinds.update({k: v for k, v in doc["kinds"].items() if isinstance(v, str)})
         for sub in doc["submissions"]:
             nb = sub.get("notebook")
             if not nb:
@@ -192,6 +203,7 @@ def summarise(docs: list[dict]) -> dict:
                     killed.append((doc["student"], nb, qid, rec.get("status")))
     unsolved = sorted(q for q, d in questions.items() if not d["status"].get("passed"))
     return {
+        "kinds": kinds,
         "students": sum(1 for d in docs if d["student"] != UNASSIGNED),
         "notebooks": notebooks,
         "max_notebook": max_nb,
@@ -298,7 +310,8 @@ def report_page(s: dict, title: str = "Class report") -> bytes:
         )
         cls = "" if d["status"].get("passed") else ' class="bad"'
         out.append(
-            f"<tr><td{cls}><code>{_e(qid)}</code></td><td>{d['status'].get('passed', 0)}/{n}</td>"
+            f"<tr><td{cls}><code>{_e(qid)}</code>{_kind(s.get('kinds', {}).get(qid, ''))}</td>"
+            f"<td>{d['status'].get('passed', 0)}/{n}</td>"
             f"<td>{sum(d['points']) / n:.2f}/{d['max']:g}</td><td>{mis}</td></tr>"
         )
     out.append("</table>")

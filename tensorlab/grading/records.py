@@ -172,6 +172,19 @@ def student_doc(
             sum(s.get("max_score", 0.0) for s in graded if s.get("status") == "grader_error")
         ),
         "submissions": sorted(subs, key=lambda s: (s.get("notebook") or "", s.get("path") or "")),
+        "kinds": kinds(release, [s.get("notebook") for s in graded]),
+    }
+
+
+def kinds(release: Release, notebooks) -> dict[str, str]:
+    """What each question of ``notebooks`` asks (``kinds.kind_label``), for feedback pages and
+    the report: derive the rule, implement from allowed parts, predict (formative)..."""
+    from .kinds import kind_label
+
+    return {
+        qid: kind_label(info.assessment, points=info.points)
+        for nb in dict.fromkeys(notebooks)
+        for qid, info in release.infos(nb).items()
     }
 
 

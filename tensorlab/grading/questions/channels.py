@@ -495,7 +495,7 @@ CONV_LOOPS = Question(
     assessment="implement",
     allowed=NUMPY_ONLY,
     prompt=(
-        "Write conv2d_loops(x, w, groups) with numpy and loops: PyTorch's conv2d (stride 1, no "
+        "Write conv2d_loops(x, w, groups) with numpy only: PyTorch's conv2d (stride 1, no "
         "padding, no bias) for x of shape (N, C, H, W) and w of shape (O, C // groups, kH, kW). "
         "Return a float64 array (N, O, H - kH + 1, W - kW + 1)."
     ),
