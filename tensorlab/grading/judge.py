@@ -226,9 +226,9 @@ def _expected_kind(e: Any, expect: Expect) -> str:
         return " or ".join(names[k] for k in kinds)
     if isinstance(e, bool):
         return "a bool (True or False)"
-    if isinstance(e, int):
+    if isinstance(e, int) and not expect.numeric:
         return "an int"
-    if isinstance(e, float):
+    if isinstance(e, (int, float)):
         return "a number"
     if isinstance(e, str):
         return "a string"
@@ -312,6 +312,10 @@ def _stage_type(a, e, expect: Expect, path=()) -> str | None:
         return msg
     if isinstance(e, bool):
         ok = isinstance(a, bool)
+    elif isinstance(e, (int, float)) and expect.numeric:
+        ok = isinstance(a, (int, float)) and not isinstance(a, bool)
+        if not ok:
+            return f"expected a number{_at(path)}, got {describe(a)}"
     elif isinstance(e, int):
         ok = isinstance(a, int) and not isinstance(a, bool)
         if isinstance(a, float) and not ok:
@@ -413,6 +417,10 @@ def _norm_str(s: str, expect: Expect) -> str:
     return s.strip().casefold() if expect.casefold else s
 
 
+def _tolerance(e, expect: Expect) -> str:
+    return f"{expect.atol + expect.rtol * abs(e):.3g}"
+
+
 def _stage_values(a, e, expect: Expect, path=(), reveal: bool = True) -> str | None:
     if isinstance(e, ArrayAnswer):
         return _array_values(a, e, expect, path, reveal)
@@ -437,6 +445,15 @@ def _stage_values(a, e, expect: Expect, path=(), reveal: bool = True) -> str | N
             if msg:
                 return msg
         return None
+    if isinstance(e, (int, float)) and not isinstance(e, bool) and expect.numeric:
+        if math.isclose(a, e, rel_tol=expect.rtol, abs_tol=expect.atol):
+            return None
+        if not reveal:
+            return f"{_fmt_number(a)}{_at(path)} is not close enough to the expected number"
+        return (
+            f"value{_at(path)} is {_fmt_number(a)}, expected a number close to "
+            f"{_fmt_number(e)} (within {_tolerance(e, expect)})"
+        )
     if isinstance(e, float) and not isinstance(e, bool):
         if expect.equal_nan and math.isnan(e) and isinstance(a, float) and math.isnan(a):
             return None

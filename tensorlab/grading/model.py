@@ -23,6 +23,8 @@ class Expect:
     ``unordered``: a sequence answer is compared as a set (e.g. a list of names).
     ``equal_nan``: a NaN in the answer matches a NaN in the reference (off by default: a
     constant-NaN answer must not pass a question whose reference also gives NaN).
+    ``numeric``: numbers are compared as numbers, with ``rtol``/``atol``, whatever their type
+    (an int and a float alike; a bool never): an authored question that gives a tolerance.
     """
 
     arrays: tuple[str, ...] = ("ndarray", "tensor")
@@ -32,6 +34,7 @@ class Expect:
     casefold: bool = False
     unordered: bool = False
     equal_nan: bool = False
+    numeric: bool = False
 
 
 @dataclass(frozen=True)
