@@ -367,8 +367,11 @@ class Feedback:
         return rows + [("  expected", e), ("  yours", a)]
 
     def headline(self) -> str:
-        v = self.verdict
-        return f"{_ICONS[v.status]} {v.qid}: {_TITLES[v.status]}"
+        v, q = self.verdict, self.question
+        head = f"{_ICONS[v.status]} {v.qid}: {_TITLES[v.status]}"
+        if getattr(q, "assessment", "") == "predict" and not q.points:
+            head += " (a formative self-check: 0 points)"
+        return head
 
     def text(self) -> str:
         rows = self._lines()
