@@ -188,6 +188,18 @@ def allow_violation(allowed: Allowed, name: str, source: str, context=()) -> str
     trees = [t for t in (_parse(s) for s in (*context, source)) if t is not None]
     aliases = _module_aliases(trees)
     found: list[tuple[str, str | None]] = []
+    for node, where in zip(nodes, owner):
+        for bad in node_violations(allowed, node, bound, aliases):
+            if bad in [b for b, _ in found]:
+                continue
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                module = bad.split()[1].split(".")[0]
+                if bad.startswith("import ") and any(b.startswith(module + ".") for b, _ in found):
+                    continue  # `tensorlab.tensor` already says it
+                where = name
+            found.append((bad, where if where != name else None))
+    if found:
+        return message(allowed, found)
     if allowed.requires:
         reached: set[str] = set()
         for node in nodes:
@@ -200,17 +212,7 @@ def allow_violation(allowed: Allowed, name: str, source: str, context=()) -> str
                     reached.add(sub.name.split(".")[-1])
         if not reached & allowed.requires:
             return missing_message(allowed)
-    for node, where in zip(nodes, owner):
-        for bad in node_violations(allowed, node, bound, aliases):
-            if bad in [b for b, _ in found]:
-                continue
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                module = bad.split()[1].split(".")[0]
-                if bad.startswith("import ") and any(b.startswith(module + ".") for b, _ in found):
-                    continue  # `tensorlab.tensor` already says it
-                where = name
-            found.append((bad, where if where != name else None))
-    return message(allowed, found) if found else None
+    return None
 
 
 def missing_message(allowed: Allowed) -> str:
