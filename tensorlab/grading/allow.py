@@ -83,7 +83,8 @@ DERIVE = Allowed(
     says=PYTHON_SAYS + ", the math module and numpy's arithmetic (np.prod, np.cumprod, "
     "np.floor, np.ceil...): write the rule, do not build tensors or run the operation",
     names=frozenset(
-        "prod cumprod floor ceil floor_divide gcd lcm maximum minimum item tolist".split()
+        "prod cumprod floor ceil floor_divide gcd lcm maximum minimum item tolist multiply add "
+        "subtract dot".split()
     ),
     modules=frozenset({"numpy"}),
     whole=_STDLIB,
