@@ -345,6 +345,21 @@ def test_full_with_conv2d_must_use_conv2d():
     assert broken is not None and "does not use `conv2d`" in broken
 
 
+# ---------------------------------------------------------------------------- 3.2
+def test_random_arrays_are_no_longer_an_experiment():
+    from tensorlab.grading import evaluate
+
+    rng = np.random.default_rng(0)
+    v = evaluate("xcorr.experiment", (rng.random((5, 5)), rng.random((3, 3))))
+    assert v.status == "failed" and "read by hand" in v.message
+    impulse = np.zeros((5, 5))
+    impulse[2, 2] = 1.0  # an unusual honest experiment: the output is the kernel, flipped
+    assert evaluate("xcorr.experiment", (impulse, np.arange(9.0).reshape(3, 3))).passed
+    row = np.zeros((4, 6))
+    row[1] = 1.0
+    assert evaluate("xcorr.experiment", (row, np.array([[1.0], [2.0]]))).passed
+
+
 # ---------------------------------------------------------------------------- 7.5
 @pytest.mark.oracle
 def test_channels_last_reference_is_what_the_prompt_asks():

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
-from pathlib import Path
 
 import pytest
 from grading_class import EXERCISES, STRIDES, solution_answers, submission
@@ -189,22 +187,32 @@ def _probe() -> str:
     return "\n".join(lines) + "\n"
 
 
-def _check_verdicts(nb: dict, work: Path) -> dict:
-    """Run ``nb`` as a learner does (every cell, failing checks included) and read what
-    ``check`` says of each question."""
-    from tensorlab.grading.kernel import Kernel
-
-    shutil.copy(EXERCISES / "release.json", work / "release.json")
-    shutil.copy(EXERCISES / STRIDES, work / STRIDES)
-    with Kernel(work, 4 * 2**30, grading=False) as k:
-        for cell in nb["cells"]:
-            if cell["cell_type"] == "code":
-                src = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-                assert k.run(src, 120).status in ("ok", "error")
-        r = k.run(_probe(), 300)
+def _check_verdicts(nb: dict, k) -> dict:
+    """Run ``nb`` as a learner does (every cell, failing checks included) in the kernel ``k``
+    (a fresh namespace and input history) and read what ``check`` says of each question."""
+    assert k.run("%reset -f", 60).status == "ok"
+    assert k.run("del In[1:]", 60).status == "ok"  # the history check reads: this notebook's
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            src = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+            assert k.run(src, 120).status in ("ok", "error")
+    r = k.run(_probe(), 300)
     assert r.status == "ok", (r.ename, r.evalue)
     text = "".join(o.get("text", "") for o in r.outputs if o.get("output_type") == "stream")
     return json.loads(text.split("VERDICTS", 1)[1])
+
+
+@pytest.fixture(scope="module")
+def learner_kernel(tmp_path_factory):
+    """One kernel, as a learner's, in a folder holding the release (as the exercises)."""
+    pytest.importorskip("nbclient")
+    from tensorlab.grading.kernel import Kernel
+
+    work = tmp_path_factory.mktemp("learner")
+    shutil.copy(EXERCISES / "release.json", work / "release.json")
+    shutil.copy(EXERCISES / STRIDES, work / STRIDES)
+    with Kernel(work, 4 * 2**30, grading=False) as k:
+        yield k
 
 
 @pytest.fixture(scope="module")
@@ -230,15 +238,14 @@ def test_the_class_is_big_and_varied():
     assert len(CLASS) >= 30
 
 
-def test_check_and_grade_agree_on_every_question(graded):
+def test_check_and_grade_agree_on_every_question(graded, learner_kernel):
     from grading_class import questions
 
     subs, out = graded
     disagree = {}
     for student in CLASS:
         nb = json.loads((subs / student / STRIDES).read_text())
-        with tempfile.TemporaryDirectory() as work:
-            inline = _check_verdicts(nb, Path(work))
+        inline = _check_verdicts(nb, learner_kernel)
         batch = {q: r["status"] for q, r in questions(out, student).items()}
         if inline != batch:
             disagree[student] = (inline, batch)
@@ -248,28 +255,21 @@ def test_check_and_grade_agree_on_every_question(graded):
     assert {"passed", "failed", "not_attempted"} <= statuses
 
 
-def test_check_names_a_helper_outside_the_answer_cells(graded):
+def test_check_names_a_helper_outside_the_answer_cells(graded, learner_kernel):
     from grading_class import questions
 
     subs, out = graded
     nb = json.loads((subs / "helper-outside" / STRIDES).read_text())
-    from tensorlab.grading.kernel import Kernel
-
-    with tempfile.TemporaryDirectory() as work:
-        work = Path(work)
-        shutil.copy(EXERCISES / "release.json", work / "release.json")
-        shutil.copy(EXERCISES / STRIDES, work / STRIDES)
-        with Kernel(work, 4 * 2**30, grading=False) as k:
-            for cell in nb["cells"]:
-                if cell["cell_type"] != "code":
-                    continue
-                src = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-                r = k.run(src, 120)
-                if cell.get("metadata", {}).get("tensorlab") == {
-                    "question": CONTIGUOUS,
-                    "role": "check",
-                }:
-                    break
+    k = learner_kernel
+    assert k.run("%reset -f", 60).status == "ok"
+    assert k.run("del In[1:]", 60).status == "ok"
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        src = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        r = k.run(src, 120)
+        if cell.get("metadata", {}).get("tensorlab") == {"question": CONTIGUOUS, "role": "check"}:
+            break
     assert r.status == "error" and r.ename == "CheckFailed"
     text = json.dumps(r.outputs)
     assert "`_strides_of` is defined in a cell that is not an answer cell" in text

@@ -86,12 +86,27 @@ def _judge_experiment(actual) -> str | None:
         return f"the input {x.shape} must be at least as large as the kernel {k.shape}"
     if x.size > 400:
         return "keep the experiment small: at most 400 input pixels"
+    if not _readable(x):
+        return (
+            "make an experiment you can read by hand: an input of 0s with ones on one pixel, "
+            "one row or one column only (an impulse or a line), so that conv2d's output shows "
+            "the kernel's weights in their order, flipped or not"
+        )
     if np.allclose(correlate_valid(x, k), convolve_valid(x, k)):
         return (
             "your experiment cannot tell them apart: conv2d and true convolution give the same "
             "output on it"
         )
     return None
+
+
+def _readable(x: np.ndarray) -> bool:
+    """0s and 1s, the ones on a single pixel, row or column: what conv2d does to it can be
+    worked out by hand (random arrays prove the point without anyone seeing it)."""
+    if not np.isin(x, (0.0, 1.0)).all() or not x.any():
+        return False
+    rows, cols = np.nonzero(x)
+    return len(set(rows.tolist())) == 1 or len(set(cols.tolist())) == 1
 
 
 def _symmetric_kernel(actual, expected) -> bool:
@@ -121,7 +136,8 @@ EXPERIMENT = Question(
     prompt=(
         "Design an experiment that proves conv2d computes cross-correlation: give a pair "
         "(input, kernel) of small 2-D arrays for which conv2d's output differs from true "
-        "convolution's."
+        "convolution's, with an input you can work through by hand: 0s, and ones on a single "
+        "pixel, row or column."
     ),
     todo="Set experiment = (input, kernel): two small 2-D arrays that tell the two operations apart.",
     judge=_judge_experiment,
