@@ -403,14 +403,16 @@ def _module_names(trees: list) -> set[str]:
     return names
 
 
-def _unverifiable(name: str, sources: list[str]) -> str | None:
+def _unverifiable(name: str, sources: list[str], relevant=None) -> str | None:
     """Why the grader cannot follow what the cells bind at run time (None when it can): a name
     bound or looked up at run time (``globals()``, ``exec`` of a built string, a string-built
     ``getattr``, ``sys.modules``), a library attribute reassigned (``tensorlab.Tensor.view =
     ...``), an import of a module that is not a known library, an IPython magic that runs code
     the grader cannot read, a cell mentioning ``name`` that does not parse; the names
     ``rule_check`` follows must also not be bound by a loop, ``with``, ``:=``, ``global``...
-    (``_stray_bindings``). Exec'd constant strings and ``%time`` code are read as cells."""
+    (``_stray_bindings``). Exec'd constant strings and ``%time`` code are read as cells.
+    ``relevant(module)``: whether reassigning an attribute of ``module`` can change what the
+    answer may run (an allow-list: only the modules it allows, and ``builtins``); None: all."""
     import ast
 
     todo = list(sources)
@@ -442,6 +444,9 @@ def _unverifiable(name: str, sources: list[str]) -> str | None:
                 elif not _isolated(node):
                     return f"`{f.id}` runs code built at run time"
     modules = _module_names(trees)
+    from .allow import _module_aliases
+
+    aliases = _module_aliases(trees)
     for tree in trees:
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
@@ -465,7 +470,9 @@ def _unverifiable(name: str, sources: list[str]) -> str | None:
                     while isinstance(root, ast.Attribute):
                         root = root.value
                     if isinstance(root, ast.Name) and root.id in modules:
-                        return f"an attribute of the module `{root.id}` is reassigned"
+                        module = aliases.get(root.id, root.id)
+                        if relevant is None or relevant(module):
+                            return f"an attribute of the module `{root.id}` is reassigned"
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 mods = (
                     [a.name for a in node.names]
@@ -564,7 +571,14 @@ def rule_check(
         return None
     name = name or q.name
     cells = [*context, source] if source not in context else list(context)
-    why = _unverifiable(name, cells)
+    allowed = getattr(q, "allowed", None)
+    relevant = None
+    if allowed is not None:  # a patched module the answer may not use cannot change it
+
+        def relevant(module: str) -> bool:
+            return allowed.module_ok(module) or module.split(".")[0] == "builtins"
+
+    why = _unverifiable(name, cells, relevant)
     used, followed = _follow(name, source, context)
     if why is None and RUN_TIME_CODE in used:
         why = (

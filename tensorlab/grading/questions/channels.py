@@ -86,16 +86,16 @@ def _judge_experiment(actual) -> str | None:
         return f"the input {x.shape} must be at least as large as the kernel {k.shape}"
     if x.size > 400:
         return "keep the experiment small: at most 400 input pixels"
+    if np.allclose(correlate_valid(x, k), convolve_valid(x, k)):
+        return (
+            "your experiment cannot tell them apart: conv2d and true convolution give the same "
+            "output on it"
+        )
     if not _readable(x):
         return (
             "make an experiment you can read by hand: an input of 0s with ones on one pixel, "
             "one row or one column only (an impulse or a line), so that conv2d's output shows "
             "the kernel's weights in their order, flipped or not"
-        )
-    if np.allclose(correlate_valid(x, k), convolve_valid(x, k)):
-        return (
-            "your experiment cannot tell them apart: conv2d and true convolution give the same "
-            "output on it"
         )
     return None
 
