@@ -573,7 +573,9 @@ def rule_check(
     cells = [*context, source] if source not in context else list(context)
     allowed = getattr(q, "allowed", None)
     relevant = None
-    if allowed is not None:  # a patched module the answer may not use cannot change it
+    if allowed is not None and getattr(q, "assessment", "") == "derive":
+        # numbers in, numbers out: a patched module the answer may not use cannot change it
+        # (an implement question's arguments are tensors: a patched method changes them)
 
         def relevant(module: str) -> bool:
             return allowed.module_ok(module) or module.split(".")[0] == "builtins"
