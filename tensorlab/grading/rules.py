@@ -9,6 +9,7 @@ instead (inline, when there is no source to read).
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import TYPE_CHECKING
 
@@ -135,11 +136,17 @@ def transform(source: str) -> str:
 
 
 def _parse(source: str):
-    """The AST of a cell as IPython would run it (``transform``, then parse), or None."""
-    import ast
-
+    """The AST of a cell as IPython would run it (``transform``, then parse), or None. Cached
+    by the text (a notebook's cells are read once per question): never mutate the tree."""
     if not isinstance(source, str):
         return None
+    return _parse_text(source)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_text(source: str):
+    import ast
+
     try:
         tree = ast.parse(transform(source))
         return _expand_code_magics(tree)
@@ -487,6 +494,7 @@ def _unverifiable(name: str, sources: list[str], relevant=None) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1024)
 def _installed(module: str) -> bool:
     """Whether ``module``'s top-level package is installed in this Python environment (which
     the grading kernel shares, read-only): found under ``sys.prefix``, not a file a notebook
