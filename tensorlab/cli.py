@@ -1,4 +1,5 @@
-"""The ``tensorlab`` command: ``start``, ``assign``, ``grade``, ``check``, ``report``, ``export``.
+"""The ``tensorlab`` command: ``start``, ``assign``, ``collect``, ``grade``, ``check``, ``report``,
+``export``, ``override``, ``late``, ``written`` (the last three: ``grading.term_cli``).
 
 Exit statuses, the same for every command (README, "Exit statuses"):
 
@@ -77,13 +78,16 @@ def _sandbox_note(command: str, mode: str) -> None:
 
 
 def cmd_assign(args) -> int:
-    from .grading.assign import AssignError, AuthoringError, assign
+    from .grading.assign import AssignError, assign
 
     try:
         release = assign(args.solutions_dir, args.exercises_dir)
-    except AssignError as e:
+    except AssignError as e:  # a malformed solution notebook: exit 2, as every bad input
         print(f"tensorlab assign: error: {e}", file=sys.stderr)
-        return 2 if isinstance(e, AuthoringError) else 1
+        return 2
+    except OSError as e:  # the exercises folder cannot be written
+        print(f"tensorlab assign: error: {e}", file=sys.stderr)
+        return 1
     n_nb, n_q = len(release.notebooks), len(release.questions)
     print(
         f"wrote {n_nb} exercise notebooks ({n_q} questions) and release.json to {args.exercises_dir}"
@@ -113,6 +117,7 @@ def _on_sigterm(exc: type[BaseException]):
 def cmd_grade(args) -> int:
     from .grading.cluster import ClusterUnavailable
     from .grading.grade import grade
+    from .grading.lms import looks_like_download
     from .grading.sandbox import SandboxUnavailable, resolve
     from .grading.text import terminal
 
@@ -120,9 +125,23 @@ def cmd_grade(args) -> int:
         problem = _bad_path(path, folders=True)
         if problem:
             return _usage_error("grade", problem)
+        lms = looks_like_download(path)
+        if lms is not None:
+            return _usage_error(
+                "grade",
+                f"{path} is laid out as a {lms.capitalize()} download, not a class folder of "
+                f"<student>/<NN_topic>.ipynb: run `tensorlab collect {path} --out CLASS` "
+                "first, then grade CLASS",
+            )
     if Path(args.out).exists() and not Path(args.out).is_dir():
         return _usage_error("grade", f"--out {args.out} exists and is not a folder")
     release = args.release or _default_release()
+    if args.release is None and not (Path(release) / "release.json").is_file():
+        return _usage_error(
+            "grade",
+            "no --release given, and ./exercises holds no release.json: pass --release DIR, "
+            "the exercises folder `tensorlab assign` wrote (the one holding release.json)",
+        )
     try:
         mode = resolve(args.sandbox)
     except SandboxUnavailable as e:
@@ -143,6 +162,8 @@ def cmd_grade(args) -> int:
             progress=not args.quiet,
             sandbox=mode,
             cluster=args.cluster,
+            solutions=args.solutions,
+            need_solutions=True,
         )
     except ClusterUnavailable as e:
         return _usage_error("grade", str(e))
@@ -216,6 +237,9 @@ def cmd_check(args) -> int:
             whole = False
             print(f"  {terminal(rec['reason'])}")
         for qid, q in rec.get("questions", {}).items():
+            if q["status"] == "needs_grading":  # a written answer: a person will score it
+                print(f"  ✎ {qid:<28} written: scored by your instructor")
+                continue
             total += 1
             passed += q["status"] == "passed"
             unchecked += q["status"] == "unchecked"  # no self-check: neither passed nor failed
@@ -288,7 +312,15 @@ def _release_for_check(folder: Path, scratch: Path) -> str:
 
 # ---------------------------------------------------------------------------- start
 def cmd_start(args) -> int:
-    from .course import CourseError, lab_command, lab_preflight, prepare_course, run_lab
+    from .course import (
+        CourseError,
+        lab_command,
+        lab_preflight,
+        opens_no_browser,
+        prepare_course,
+        run_lab,
+        serve_lab,
+    )
 
     try:
         report = prepare_course(args.dir, update=args.update)
@@ -297,16 +329,18 @@ def cmd_start(args) -> int:
         return EXIT_FAILED
     for line in report.lines():
         print(line)
-    problem = lab_preflight(
-        report.dest, port=args.port, no_browser=args.no_browser, extra=list(args.lab_args)
-    )
+    extra = list(args.lab_args)
+    problem = lab_preflight(report.dest, port=args.port, no_browser=args.no_browser, extra=extra)
     if problem:
         print(f"tensorlab start: error: {problem}", file=sys.stderr)
         return EXIT_FAILED
-    cmd = lab_command(
-        report.dest, port=args.port, no_browser=args.no_browser, extra=list(args.lab_args)
-    )
+    serve_only, note = opens_no_browser(args.no_browser, extra)
+    if note:
+        print(note)
+    cmd = lab_command(report.dest, port=args.port, no_browser=serve_only, extra=extra)
     print(f"starting JupyterLab in {report.dest} (stop it with Ctrl-C)", flush=True)
+    if serve_only:
+        return serve_lab(cmd, report.dest)
     return run_lab(cmd, report.dest)
 
 
@@ -324,6 +358,30 @@ GRADE_DESCRIPTION = (
     "their rows); Ctrl-C or SIGTERM undoes the run. Broken submissions are recorded, never "
     "fatal: the exit status is 0 when every submission was recorded, 1 when the grader itself "
     "fails, 2 for a usage error, 130/143 when interrupted."
+)
+COLLECT_DESCRIPTION = (
+    "Turn an LMS's bulk download of an assignment (Canvas: Download Submissions; Moodle: "
+    "Download all submissions, with or without folders) into a class folder CLASS/<student>/"
+    "<NN_topic>.ipynb that `tensorlab grade` reads. Each student's LMS identity (Canvas user "
+    "id or Moodle participant id, name, Canvas's late flag) is kept in CLASS/<student>/"
+    ".tensorlab-submission.json and CLASS/roster.csv (for `tensorlab export`). Renamed "
+    "notebooks (04_strides (1).ipynb, Copy of ..., -Copy1, Canvas's -1 of a second upload) "
+    "are saved under the released name; of several copies the newest upload is used. A "
+    "download laid out as neither LMS names its files is an error (exit 2)."
+)
+EXPORT_DESCRIPTION = (
+    "Write the grades in DIR for a learning management system. With --gradebook, fill the "
+    "LMS's own file so the columns are its assignments: Canvas's gradebook export (each "
+    "notebook goes to the assignment column 'Name (id)' named like it, or --column; scores "
+    "scaled to its Points Possible; EX kept) or a Moodle assignment's grading worksheet "
+    "(Grade by Identifier 'Participant N', scaled to Maximum Grade). Without it, write a new "
+    "import CSV: canvas (Student, ID, SIS User ID, SIS Login ID, Section, a column per "
+    "notebook), moodle (CSV grade import by Email address / ID number), gradescope (Name, SID, "
+    "Email, Score). Students on the roster or in the LMS's file with no submission get 0. "
+    "Identities come from --roster (column 'student' plus canvas_id / sis_user_id / "
+    "sis_login_id, email / id_number / moodle_participant, sid) or from what `tensorlab "
+    "collect` kept. Exit 1 when a graded student cannot be matched (unless "
+    "--allow-unmatched), 2 for a missing or malformed roster or gradebook."
 )
 CHECK_DESCRIPTION = (
     "Grade your own notebook(s) exactly as `tensorlab grade` would and print each question's "
@@ -412,6 +470,40 @@ def build_parser() -> argparse.ArgumentParser:
             help="memory cap per kernel, e.g. 512M, 4G; 0 for no cap (default: 4G)",
         )
 
+    k = sub.add_parser(
+        "collect",
+        help="turn a Canvas or Moodle bulk download into a class folder (and its roster)",
+        description=COLLECT_DESCRIPTION,
+    )
+    k.add_argument(
+        "download",
+        metavar="DOWNLOAD",
+        help="the zip Canvas (Download Submissions) or Moodle (Download all submissions) "
+        "gave you, or the folder it unpacks to",
+    )
+    k.add_argument(
+        "--out", required=True, metavar="CLASS", help="the class folder to write (required)"
+    )
+    k.add_argument(
+        "--lms",
+        choices=("auto", "canvas", "moodle"),
+        default="auto",
+        help="which LMS made the download (default: auto, from its file names)",
+    )
+    k.add_argument(
+        "--notebook",
+        metavar="NAME",
+        help="the released notebook this download is the assignment of: a student's only "
+        "notebook is saved under this name whatever they called it (default: names are "
+        "matched to the released notebooks)",
+    )
+    k.add_argument(
+        "--release",
+        metavar="DIR",
+        help="the released exercises folder, holding release.json (default: ./exercises)",
+    )
+    k.set_defaults(func=cmd_collect)
+
     g = sub.add_parser(
         "grade",
         help="grade submitted notebooks in sandboxed kernels",
@@ -446,10 +538,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--cluster",
         metavar="ADDRESS",
         help="grade on a Dask cluster: tcp://HOST:PORT of a scheduler, or local:N worker "
-        "processes here; needs tensorlab[cluster] (default: this machine, --jobs kernels)",
+        "processes here; needs Dask: pip install 'tensorlab-course[cluster]' (default: this "
+        "machine, --jobs kernels)",
     )
     g.add_argument(
         "--quiet", action="store_true", help="no progress bar (default: show the progress bar)"
+    )
+    g.add_argument(
+        "--solutions",
+        metavar="DIR",
+        help="your own questions' solution notebooks, the folder you gave `tensorlab assign` "
+        "(default: the folder 'solutions' beside the --release folder)",
     )
     limits(g, "the released exercises folder, holding release.json (default: ./exercises)")
     g.set_defaults(func=cmd_grade)
@@ -487,14 +586,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser(
         "export",
-        help="write the grades in DIR as the CSV Canvas, Moodle or Gradescope imports",
-        description="Write the grades in DIR as the CSV a learning management system imports: "
-        "canvas (Gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, a column per "
-        "notebook), moodle (CSV grade import by Email address / ID number), gradescope (score "
-        "upload: Name, SID, Email, Score). ROSTER.csv maps each student folder name (column "
-        "'student') to the LMS identity: canvas_id / sis_user_id / sis_login_id, email / "
-        "id_number, email / sid (and optional name, section). Exit 1 when a graded student is "
-        "not in the roster (unless --allow-unmatched), 2 for a missing or malformed roster.",
+        help="write the grades in DIR into the LMS's gradebook file (Canvas, Moodle) or a new "
+        "import CSV (Canvas, Moodle, Gradescope)",
+        description=EXPORT_DESCRIPTION,
     )
     e.add_argument("dir", metavar="DIR", help="the folder `tensorlab grade` wrote")
     e.add_argument(
@@ -504,12 +598,45 @@ def build_parser() -> argparse.ArgumentParser:
         help="the LMS whose import format to write (required)",
     )
     e.add_argument(
+        "--gradebook",
+        metavar="FILE",
+        help="the LMS's own file to fill: Canvas's gradebook export (Grades > Export) or a "
+        "Moodle assignment's grading worksheet (default: write a new import file)",
+    )
+    e.add_argument(
         "--roster",
-        required=True,
         metavar="ROSTER.csv",
-        help="CSV mapping the column 'student' (folder names) to LMS identities (required)",
+        help="CSV mapping the column 'student' (folder names) to LMS identities (default: the "
+        "identities `tensorlab collect` kept beside each student's notebooks)",
     )
     e.add_argument("--out", required=True, metavar="FILE", help="the CSV file to write (required)")
+    e.add_argument(
+        "--per-question",
+        action="store_true",
+        help="a column per question too; in a Moodle grading worksheet, the questions' points "
+        "go into Feedback comments (default: a column per notebook)",
+    )
+    e.add_argument(
+        "--notebook",
+        metavar="NAME",
+        help="the notebook a Moodle grading worksheet is the assignment of (default: the only "
+        "notebook graded in DIR)",
+    )
+    e.add_argument(
+        "--column",
+        action="append",
+        default=[],
+        metavar="NOTEBOOK=NAME",
+        help="the Canvas assignment a notebook goes to, when its name differs from the "
+        "notebook's; repeatable; NAME may be 'Name (id)' or the id (default: the assignment "
+        "named like the notebook)",
+    )
+    e.add_argument(
+        "--feedback-zip",
+        metavar="ZIP",
+        help="also write the feedback pages as the zip Moodle's 'Upload multiple feedback "
+        "files in a zip' takes, with --format moodle (default: no zip)",
+    )
     e.add_argument(
         "--allow-unmatched",
         action="store_true",
@@ -517,7 +644,40 @@ def build_parser() -> argparse.ArgumentParser:
         "fail, writing nothing)",
     )
     e.set_defaults(func=cmd_export)
+
+    from .grading.term_cli import add_parsers
+
+    add_parsers(sub)  # override, late, written (the instructor's term)
     return p
+
+
+def cmd_collect(args) -> int:
+    from .grading.lms import LayoutError, collect_download, summary_lines
+    from .grading.release import Release
+
+    if not Path(args.download).exists():
+        return _usage_error("collect", f"{args.download}: no such file or folder")
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        return _usage_error("collect", f"--out {args.out} exists and is not a folder")
+    release_dir = args.release or _default_release()
+    try:
+        release = Release.load(release_dir)
+    except (OSError, ValueError, KeyError) as e:
+        return _usage_error("collect", f"cannot read the release in {release_dir}: {e}")
+    try:
+        summary = collect_download(
+            args.download, args.out, release, lms=args.lms, notebook=args.notebook
+        )
+    except (LayoutError, ValueError) as e:
+        return _usage_error("collect", str(e))
+    except OSError as e:
+        print(f"tensorlab collect: error: {e}", file=sys.stderr)
+        return 1
+    lines = summary_lines(summary, args.out)
+    print(lines[0])
+    for line in lines[1:]:
+        print(line, file=sys.stderr)
+    return 0
 
 
 def cmd_report(args) -> int:
@@ -541,16 +701,32 @@ def cmd_export(args) -> int:
 
     if not Path(args.dir).is_dir():
         return _usage_error("export", f"{args.dir} is not a folder")
+    columns = {}
+    for item in args.column:
+        nb, sep, name = item.partition("=")
+        if not sep or not nb.strip() or not name.strip():
+            return _usage_error("export", f"--column {item}: expected NOTEBOOK=NAME")
+        columns[nb.strip()] = name.strip()
     try:
         done = export(
-            args.dir, args.format, args.roster, args.out, allow_unmatched=args.allow_unmatched
+            args.dir,
+            args.format,
+            args.roster,
+            args.out,
+            allow_unmatched=args.allow_unmatched,
+            gradebook=args.gradebook,
+            per_question=args.per_question,
+            notebook=args.notebook,
+            columns=columns,
+            feedback_zip=args.feedback_zip,
         )
     except RosterError as e:
         return _usage_error("export", str(e))
     except Unmatched as e:
+        where = args.roster or args.gradebook or "the collected identities"
         print(
-            f"tensorlab export: error: not in the roster: {e} (nothing written; add them to "
-            f"{args.roster}, or pass --allow-unmatched)",
+            f"tensorlab export: error: not in {where}: {e} (nothing written; add them, or "
+            "pass --allow-unmatched)",
             file=sys.stderr,
         )
         return 1
@@ -558,6 +734,10 @@ def cmd_export(args) -> int:
         print(f"tensorlab export: error: {e}", file=sys.stderr)
         return 1
     print(f"wrote {done['rows']} students to {args.out} ({args.format})")
+    if done["feedback"]:
+        print(f"wrote the feedback pages to {args.feedback_zip} (Moodle's feedback files zip)")
+    for note in done["notes"]:
+        print(f"note: {note}", file=sys.stderr)
     for student in done["unmatched"]:
         print(f"warning: not in the roster, not exported: {student}", file=sys.stderr)
     return 0

@@ -362,9 +362,9 @@ def lab_preflight(
     """Why JupyterLab cannot start here, as one line that says what to do; None when it can.
 
     Checked before JupyterLab replaces this process: the course folder must be writable (your
-    answers are saved there), JupyterLab's runtime folder too, a ``--port`` you name must be
-    free (JupyterLab would silently take another), and a browser must exist unless
-    ``--no-browser``.
+    answers are saved there), JupyterLab's runtime folder too, and a ``--port`` you name must
+    be free (JupyterLab would silently take another). A machine without a web browser is no
+    obstacle: see :func:`opens_no_browser`.
     """
     dest = Path(dest)
     if not os.access(dest, os.W_OK):
@@ -397,15 +397,137 @@ def lab_preflight(
                     f"port {port} cannot be used ({e.strerror or e}): choose another with "
                     "--port N, or leave --port out and JupyterLab picks a free one"
                 )
-    gives_no_browser = any(
+    return None
+
+
+def _gives_no_browser(extra: list[str]) -> bool:
+    return any(
         a == "--no-browser" or a.lower().startswith("--serverapp.open_browser") for a in extra
     )
-    if not no_browser and not gives_no_browser and not _browser_found():
-        return (
-            "no web browser found on this machine: run `tensorlab start --no-browser` and open "
-            "the address JupyterLab prints (from another machine, through an SSH tunnel)"
-        )
-    return None
+
+
+NO_BROWSER_NOTE = (
+    "no web browser found on this machine: JupyterLab serves without opening one "
+    "(as with --no-browser); open the address printed below"
+)
+
+
+def opens_no_browser(no_browser: bool, extra: list[str] = ()) -> tuple[bool, str | None]:
+    """Whether JupyterLab serves without opening a browser, and the note to print when that is
+    because this machine has none (a server, a container, a session over SSH): JupyterLab
+    serves all the same, and ``tensorlab start`` prints where (:func:`serving_lines`)."""
+    if no_browser or _gives_no_browser(list(extra)):
+        return True, None
+    if _browser_found():
+        return False, None
+    return True, NO_BROWSER_NOTE
+
+
+_ANY_HOST = ("", "0.0.0.0", "::", "*")
+_LOCAL_HOST = ("localhost", "127.0.0.1", "::1", *_ANY_HOST)
+
+
+def serving_lines(info: dict, default_url: str = "/lab") -> list[str]:
+    """Where a running JupyterLab answers, from its server file (``jpserver-<pid>.json``): the
+    address with its token, and the SSH tunnel that reaches it from another computer."""
+    from urllib.parse import urlsplit
+
+    port = int(info["port"])
+    url = str(info.get("url") or f"http://localhost:{port}/").rstrip("/")
+    host = str(info.get("hostname") or "localhost")
+    if host in _ANY_HOST:  # listening everywhere (--ip=0.0.0.0): localhost is one of them
+        parts = urlsplit(url)
+        url = parts._replace(netloc=f"localhost:{parts.port or port}").geturl()
+    token = info.get("token") or ""
+    address = url + "/" + default_url.lstrip("/") + (f"?token={token}" if token else "")
+    target = "localhost" if host in _ANY_HOST else host
+    there = (
+        "then open the same address there"
+        if host in _LOCAL_HOST
+        else f"then open it there with localhost:{port} in place of {host}:{port}"
+    )
+    return [
+        "JupyterLab is serving the course at",
+        f"    {address}",
+        f"from another computer, tunnel to it through SSH with `ssh -N -L {port}:{target}:{port} "
+        f"user@host` (your login on this machine), {there}",
+    ]
+
+
+def _lab_default_url(cmd: list[str]) -> str:
+    flag = "--LabApp.default_url="
+    return next((a[len(flag) :] for a in reversed(cmd) if a.startswith(flag)), "/lab")
+
+
+def _answers(url: str) -> bool:
+    """Whether a web server answers at ``url`` (any HTTP status counts)."""
+    import urllib.error
+    import urllib.request
+
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never via a proxy
+    try:
+        with direct.open(url.rstrip("/") + "/api/status", timeout=2):
+            return True
+    except urllib.error.HTTPError:  # 403 without the token: it answers
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+def serve_lab(cmd: list[str], cwd: Path, *, wait_for_address: float = 180.0) -> int:
+    """Run JupyterLab without a browser and print where it serves (:func:`serving_lines`) once
+    it has written its server file; then wait for it. Ctrl-C reaches JupyterLab itself (the
+    terminal signals the whole foreground group); SIGTERM and SIGHUP sent to this process are
+    passed on, so stopping ``tensorlab start`` stops JupyterLab too."""
+    import signal
+    import threading
+    import time
+
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    forwarded = [getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    if threading.current_thread() is not threading.main_thread():  # signals are the main's
+        forwarded = []
+    pending: list[int] = []  # a signal that came before JupyterLab did
+    procs: list[subprocess.Popen] = []
+
+    def pass_on(signum, _frame):
+        if procs:
+            procs[0].send_signal(signum)
+        else:
+            pending.append(signum)
+
+    previous = {sig: signal.signal(sig, pass_on) for sig in forwarded}
+    if forwarded:  # Ctrl-C: JupyterLab asks, then stops; this process waits for it
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, lambda *_: None)
+    try:
+        proc = subprocess.Popen(cmd, cwd=cwd)
+        procs.append(proc)
+        for signum in pending:
+            proc.send_signal(signum)
+        server_file = Path(jupyter_runtime_dir()) / f"jpserver-{proc.pid}.json"
+        deadline = time.monotonic() + wait_for_address
+        while proc.poll() is None and time.monotonic() < deadline:
+            try:
+                info = json.loads(server_file.read_text(encoding="utf-8"))
+            except (OSError, ValueError):  # not written yet, or half written
+                time.sleep(0.2)
+                continue
+            if not _answers(str(info.get("url", ""))):  # printed once it answers (and its
+                time.sleep(0.2)  # own log has said so above)
+                continue
+            print("\n".join(serving_lines(info, _lab_default_url(cmd))), flush=True)
+            break
+        code = proc.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if procs and procs[0].poll() is None:  # torn down here: take JupyterLab along
+            procs[0].terminate()
+            procs[0].wait()
+    return code if code >= 0 else 128 - code
 
 
 def run_lab(cmd: list[str], cwd: Path) -> int:

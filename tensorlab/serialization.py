@@ -16,7 +16,11 @@ compression, whose entries sit in one folder (the file's stem, or ``archive`` fo
 - ``byteorder``, ``version``, ``.format_version``, ``.storage_alignment``, ``.data/serialization_id``.
 
 Writing torch's global names (``torch._utils._rebuild_tensor_v2``) needs no torch: the pickler
-writes a ``GLOBAL`` opcode for a stand-in of each. Reading maps them back to tensorlab.
+writes a ``GLOBAL`` opcode for a stand-in of each. Reading maps them back to tensorlab. A whole
+model travels too: tensorlab's own classes (``tensorlab.nn.modules.linear.Linear``, whose
+modules mirror torch's) are written under torch's names (``torch.nn.modules.linear.Linear``),
+and a module's state carries the hook dictionaries every torch module has, so ``torch.load``
+builds torch modules; ``load`` maps ``torch.*`` classes back to tensorlab's.
 ``weights_only=True`` (the default, as in PyTorch 2.6+) accepts only tensors, containers and
 plain data, and refuses any other global with PyTorch's ``UnpicklingError``.
 """
@@ -115,6 +119,17 @@ class _Pickler(pickle._Pickler):
             obj = _g("torch", obj.name)
         return super().save(obj, save_persistent_id)
 
+    def save_global(self, obj, name=None):
+        """A tensorlab class or function under torch's name (the module paths mirror torch's:
+        ``tensorlab.nn.modules.conv.Conv2d`` is ``torch.nn.modules.conv.Conv2d``)."""
+        module = getattr(obj, "__module__", None)
+        if isinstance(module, str) and _mirrors_torch(module):
+            qualname = name or obj.__qualname__
+            self.write(pickle.GLOBAL + f"torch{module[len('tensorlab') :]}\n{qualname}\n".encode())
+            self.memoize(obj)
+            return
+        super().save_global(obj, name)
+
     def persistent_id(self, obj):
         if not isinstance(obj, _StorageRef):
             return None
@@ -145,11 +160,49 @@ class _Pickler(pickle._Pickler):
             ref = _StorageRef(obj._storage, obj.dtype)
             args = (ref, obj.storage_offset(), tuple(obj.shape), obj.stride(), obj.requires_grad)
             return (_g("torch._utils", "_rebuild_tensor_v2"), (*args, OrderedDict()))
+        from .nn.modules.module import Module
+
+        if isinstance(obj, Module):  # a user's own subclass too: its state as torch's
+            import copyreg
+
+            return (copyreg.__newobj__, (type(obj),), _torch_module_state(obj))
         if isinstance(obj, Size):
             return (_g("torch", "Size"), (tuple(obj),))
         if isinstance(obj, device):
             return (_g("torch", "device"), (str(obj),))
         return NotImplemented
+
+
+# tensorlab's modules whose classes are torch's under the same path (private ones are not)
+_MIRRORED = ("tensorlab.nn.", "tensorlab.optim.", "tensorlab.utils.data.")
+
+# what every torch module's state holds (torch's Module.__setstate__ fills in the others)
+_TORCH_MODULE_DICTS = (
+    "_forward_hooks",
+    "_backward_hooks",
+    "_forward_pre_hooks",
+    "_backward_pre_hooks",
+)
+
+
+def _mirrors_torch(module: str) -> bool:
+    """Whether the classes of ``module`` are torch's under ``torch`` + the same path."""
+    return module.startswith(_MIRRORED) and not any(
+        part.startswith("_") for part in module.split(".")
+    )
+
+
+def _torch_module_state(module) -> dict:
+    """A tensorlab module's ``__dict__`` as torch's ``Module.__setstate__`` expects it."""
+    state = dict(module.__dict__)
+    for name in _TORCH_MODULE_DICTS:
+        state.setdefault(name, OrderedDict())
+    state.setdefault("_is_full_backward_hook", None)
+    names = state.get("_flat_weights_names")
+    if names is not None and "_flat_weights" not in state:  # an RNN: torch keeps them listed
+        params = state.get("_parameters", {})
+        state["_flat_weights"] = [params.get(n) for n in names]
+    return state
 
 
 def _archive_name(f) -> str:

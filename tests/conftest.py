@@ -162,3 +162,10 @@ def pytest_collection_modifyitems(config, items):
             needs[path] = "torch" in meta.get("tensorlab", {}).get("requires", [])
         if needs[path]:
             item.add_marker(pytest.mark.skip(reason="needs torch (the oracle extra)"))
+
+
+# ---------------------------------------------------------------------------- lessons
+# Cells whose output nbval ignores still have their printed numbers compared, loosely.
+import nbval_loose  # noqa: E402
+
+nbval_loose.install()

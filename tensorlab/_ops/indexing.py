@@ -46,6 +46,54 @@ def _as_index_array(item, size_hint=None):
     return arr
 
 
+SEQUENCE_AS_TUPLE_WARNING = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+    "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or "
+    "a different result"
+)
+
+
+def _is_sequence(x) -> bool:
+    """Python's ``PySequence_Check``: a list, tuple, str or any class with ``__getitem__``
+    (not a dict, not a numpy scalar)."""
+    return (
+        hasattr(type(x), "__getitem__")
+        and not isinstance(x, (dict, np.generic))
+        and not isinstance(x, type)
+    )
+
+
+def legacy_tuple(index):
+    """torch's (and old numpy's) rule for a non-tuple sequence index (``treatSequenceAsTuple``):
+    a list, or any other sequence but a tensor or an array, shorter than 32 that holds a tensor,
+    a sequence, a slice, ``...`` or ``None`` is taken as a tuple of indices, with torch's
+    deprecation warning (``x[[t0, t1]]`` is ``x[t0, t1]``; a ``Subset`` of 0-d tensors, too).
+    Any other sequence (a ``range``, a ``Subset`` of ints) is one index, as a list is; anything
+    else is returned as it is."""
+    if isinstance(index, (tuple, Tensor, np.ndarray)) or not _is_sequence(index):
+        return index
+    try:
+        n = len(index)
+        if n >= 32:
+            return index
+        items = [index[i] for i in range(n)]
+    except Exception:  # noqa: BLE001 - torch clears the error and indexes with the object
+        return index
+    for item in items:
+        if (
+            isinstance(item, (Tensor, slice))
+            or item is None
+            or item is Ellipsis
+            or _is_sequence(item)
+        ):
+            import warnings
+
+            warnings.warn(SEQUENCE_AS_TUPLE_WARNING, UserWarning, stacklevel=3)
+            return tuple(items)
+    return index if isinstance(index, (list, str, bytes)) else items
+
+
 def _normalize(index) -> tuple:
     if isinstance(index, tuple):
         return index
@@ -183,6 +231,7 @@ def _numpy_index(view_shape, advanced) -> tuple:
     """Build the numpy index for the advanced part, checking bounds with PyTorch's message."""
     idx: list = [slice(None)] * len(view_shape)
     skip = set()
+    bad: list[tuple[int, np.ndarray, int]] = []  # (k, index array, size) with a bad index
     for k, (pos, arr) in enumerate(advanced):
         if arr.dtype == np.bool_:
             idx[pos] = arr
@@ -192,9 +241,20 @@ def _numpy_index(view_shape, advanced) -> tuple:
         if arr.size and size == 0:
             raise IndexError("index is out of bounds for dimension with size 0")
         if arr.size and (arr.max() >= size or arr.min() < -size):
-            bad = arr[(arr >= size) | (arr < -size)].flat[0]
-            raise IndexError(f"index {bad} is out of bounds for dimension {k} with size {size}")
+            bad.append((k, arr, size))
         idx[pos] = arr
+    if bad:
+        # torch's kernel walks the broadcast positions in order and, at each, the indexed
+        # dims in order: the first bad index it meets is the one it names
+        arrays = np.broadcast_arrays(*[a for _, a, _ in bad])
+        masks = [(a >= size) | (a < -size) for a, (_, _, size) in zip(arrays, bad)]
+        first = min(int(np.flatnonzero(m)[0]) if m.any() else m.size for m in masks)
+        for a, m, (k, _, size) in zip(arrays, masks, bad):
+            if m.flat[first]:
+                value = a.flat[first]
+                raise IndexError(
+                    f"index {value} is out of bounds for dimension {k} with size {size}"
+                )
     return tuple(x for i, x in enumerate(idx) if i not in skip)
 
 
@@ -253,6 +313,8 @@ def _basic_replay(index):
 
 @tensor_method("__getitem__", function=False)
 def getitem(self: Tensor, index) -> Tensor:
+    if type(index) is not int and type(index) is not tuple:
+        index = legacy_tuple(index)
     (shape, stride, offset), advanced = _parse(self, index)
     view = self._view(shape, stride, offset)
     track = _GRAD.enabled and self.requires_grad
@@ -377,6 +439,8 @@ def _value_array(self: Tensor, value, target_shape, advanced: bool) -> np.ndarra
 @tensor_method("__setitem__", function=False)
 def setitem(self: Tensor, index, value) -> None:
     """``self[index] = value``: writes into ``self``'s memory (a view's, for basic indices)."""
+    if type(index) is not int and type(index) is not tuple:
+        index = legacy_tuple(index)
     (shape, stride, offset), advanced = _parse(self, index)
     # PyTorch writes into the view the basic indices make (or into self when they make none)
     target = self

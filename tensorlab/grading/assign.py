@@ -40,7 +40,8 @@ _KEEP_CELL_METADATA = ("tensorlab", "tags", "editable", "deletable")
 
 
 class AssignError(ValueError):
-    """A solution notebook cannot be turned into an exercise (malformed markers, bad metadata)."""
+    """A solution notebook cannot be turned into an exercise (malformed markers, bad metadata;
+    ``tensorlab assign`` exits 2)."""
 
 
 class AuthoringError(AssignError):
@@ -157,6 +158,7 @@ def make_exercise(nb, name: str, authored: list | None = None):
         "tensorlab": {"assignment": assignment},
     }
     answers: dict[str, str] = {}
+    written: dict[str, QuestionInfo] = {}
     seen_ids: set[str] = set()
     for index, cell in enumerate(nb.cells):
         cell_id = cell.get("id") or f"cell-{index}"
@@ -165,10 +167,29 @@ def make_exercise(nb, name: str, authored: list | None = None):
             raise AssignError(f"{where}: duplicate cell id")
         seen_ids.add(cell_id)
         role, qid = _role(cell)
-        if role not in (None, "answer", "check", "hidden", "question"):
-            raise AssignError(f"{where}: unknown tensorlab role {role!r}")
+        if role not in (None, *ROLES):
+            raise AssignError(
+                f"{where}: unknown tensorlab role {role!r} (the roles are {', '.join(ROLES)})"
+            )
+        if role == "written":
+            info = _written(cell, where, name, qid, cell_id)
+            if info.id in written or info.id in expected_ids:
+                raise AssignError(f"{where}: a second answer cell for {info.id!r}")
+            written[info.id] = info
+            new = copy.deepcopy(cell)
+            new["id"] = cell_id
+            new["metadata"] = {"tensorlab": {"role": "written", "question": info.id}}
+            new["source"] = _written_source(cell.source, where)
+            out.cells.append(_points_cell(info, f"{cell_id}-points"[-64:]))
+            out.cells.append(new)
+            continue
         if role == "question" and own is None:
             raise AssignError(f"{where}: a question cell in a notebook without questions")
+        if role == "question" and qid in own:
+            # the learner sees what the question is worth (never typed by hand, never stale)
+            # and its prompt, where the instructor's declaration was
+            out.cells.append(_points_cell(own[qid], cell_id))
+            continue
         if role in ("hidden", "question"):
             continue
         new = copy.deepcopy(cell)
@@ -241,7 +262,71 @@ def make_exercise(nb, name: str, authored: list | None = None):
             assessment=q.assessment,
             title=q.title,
         )
+    questions.update(written)
     return out, {"assignment": assignment, "questions": questions}
+
+
+def _points_cell(q, cell_id: str):
+    import nbformat
+
+    head = f"**{q.title or q.id}** · {q.points:g} point{'' if q.points == 1 else 's'}"
+    if q.assessment not in ("free", "written"):
+        head += f" · {q.assessment}"
+    if getattr(q, "partial", False):
+        head += " · partial credit per input"
+    if getattr(q, "kind", "") == "written":
+        head += " (scored by a person: write your answer in the cell below)"
+    prompt = getattr(q, "prompt", "")
+    cell = nbformat.v4.new_markdown_cell(head + (f"\n\n{prompt}" if prompt else ""))
+    cell["id"] = cell_id
+    return cell
+
+
+ROLES = ("answer", "check", "hidden", "question", "written")
+
+
+def _written(cell, where: Where, name: str, qid, cell_id: str) -> QuestionInfo:
+    """A written-answer question's release entry, from its cell's metadata (``written``)."""
+    from .written import rubric_items
+
+    meta = cell.get("metadata", {}).get("tensorlab", {})
+    if cell.get("cell_type") != "markdown":
+        raise AssignError(f"{where}: a written answer cell must be a markdown cell")
+    if not isinstance(qid, str) or not qid:
+        raise AssignError(f"{where}: a written cell needs a 'question' id in its metadata")
+    points = meta.get("points", 1)
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or points < 0:
+        raise AssignError(f"{where}: 'points' of {qid!r} must be a number >= 0")
+    try:
+        rubric = rubric_items(meta.get("rubric"))
+    except ValueError as e:
+        raise AssignError(f"{where}: {e}") from None
+    title = meta.get("title", "")
+    if not isinstance(title, str):
+        raise AssignError(f"{where}: 'title' of {qid!r} must be a string")
+    return QuestionInfo(
+        id=qid,
+        notebook=name,
+        cell_id=cell_id,
+        name="",
+        kind="written",
+        points=float(points),
+        assessment="written",
+        title=title,
+        rubric=rubric,
+    )
+
+
+def _written_source(source: str, where: Where) -> str:
+    """A written cell as learners get it: the model answer (between the solution markers, or
+    the whole cell) replaced by ``YOUR ANSWER HERE``."""
+    from .written import PLACEHOLDER
+
+    if not _LOOSE.search(source):
+        return PLACEHOLDER
+    text, regions = replace_regions(source, where, "")
+    lines = [PLACEHOLDER if ln.strip() == "# YOUR CODE HERE" else ln for ln in text.split("\n")]
+    return "\n".join(ln for ln in lines if "raise NotImplementedError" not in ln)
 
 
 def notebook_bytes(nb) -> bytes:
@@ -318,8 +403,9 @@ def assign(solutions_dir: str | os.PathLike, exercises_dir: str | os.PathLike) -
             if qid in release.questions:
                 raise AssignError(f"{path.name}: question {qid!r} also appears in another notebook")
             release.questions[qid] = info
-    if authored_nbs:  # where `grade` finds the references: the instructor's own folder
-        release.authored = {"solutions": str(src.resolve()), "notebooks": authored_nbs}
+    if authored_nbs:  # the solution notebooks' hashes (never their folder: release.json goes
+        # to learners; `grade` finds the solutions beside the exercises, or --solutions)
+        release.authored = {"notebooks": authored_nbs}
     dst.mkdir(parents=True, exist_ok=True)
     for name, data in outputs.items():
         write_atomic(dst / name, data)

@@ -58,6 +58,7 @@ class Authored(Question):
     partial: bool = False
     layout: bool = False
     reveal: bool = False
+    weights: Any = None  # per-case weights: a sequence (one a case) or a function of a case
 
 
 @dataclass(frozen=True)
@@ -69,10 +70,20 @@ class PublicCheck(Question):
     partial: bool = False
 
 
-def misconception(key: str, message: str, *, hint: str = "", answer: Any = None) -> Misconception:
+def misconception(
+    key: str, message: str, *, hint: str = "", answer: Any = None, credit: float = 0.0
+) -> Misconception:
     """A plausible wrong answer (a function for function questions, else a value), the message
-    it earns and a hint (shown from the second failed attempt)."""
-    return Misconception(key, message, answer=answer, detail=hint)
+    it earns and a hint (shown from the second failed attempt). ``credit``: the fraction of
+    the question's points this wrong answer earns (0 <= credit < 1; e.g. 0.5 for an answer
+    that is right but for the transposed output), shown in the feedback and the report."""
+    import math
+
+    if isinstance(credit, bool) or not isinstance(credit, (int, float)):
+        raise TypeError(f"misconception {key!r}: credit must be a number, not {credit!r}")
+    if not (math.isfinite(credit) and 0 <= credit < 1):
+        raise ValueError(f"misconception {key!r}: credit must be in [0, 1), not {credit!r}")
+    return Misconception(key, message, answer=answer, detail=hint, credit=float(credit))
 
 
 class _Reference:
@@ -90,6 +101,13 @@ class _Reference:
         import inspect
 
         return inspect.signature(self.ns[self.name])
+
+
+class _Value(_Reference):
+    """A value question's reference: ``name`` as the instructor's notebook binds it."""
+
+    def __call__(self):
+        return self.ns[self.name]
 
 
 class _NoReference:
@@ -128,6 +146,9 @@ def question(
     rtol: float | None = None,
     atol: float | None = None,
     reveal: bool = False,
+    weights=None,
+    title: str = "",
+    assessment: str = "free",
 ) -> None:
     """Declare a question (registered in this kernel, so its check cell works here); its
     reference is ``name`` as the solution notebook defines it.
@@ -135,7 +156,19 @@ def question(
     ``reveal``: the feedback files may show the grader's messages, which name values at hidden
     inputs (by default they show the stage, the misconception and its hint only).
     ``rtol``/``atol``: giving either makes the question numeric: an int and a float are
-    accepted alike (a bool never) when close enough."""
+    accepted alike (a bool never) when close enough.
+
+    ``weights``: what each case is worth with ``partial=True`` (otter-grader's per-test
+    points): a sequence, one number a case in the order they are judged (the public inputs,
+    then the hidden ones), or a function of a case's arguments returning its weight. ``title``:
+    shown on feedback pages and in the report instead of the id; ``assessment``: what a passing
+    answer proves (``release.ASSESSMENTS``)."""
+    if partial and kind == "value":
+        raise ValueError(f"{id}: partial=True gives points per input: a value question has none")
+    if weights is not None and not partial:
+        raise ValueError(f"{id}: weights= give points per case: they need partial=True")
+    if prompt and not isinstance(prompt, str):
+        raise TypeError(f"{id}: prompt must be a string")
     if kind not in KINDS:
         raise ValueError(f"{id}: kind must be one of {', '.join(KINDS)}, not {kind!r}")
     if not isinstance(id, str) or not id:
@@ -168,7 +201,7 @@ def question(
         kind="value" if kind == "value" else "function",
         prompt=prompt,
         todo=todo or f"define `{name}` (see the question above)",
-        reference=(lambda: ns[name]) if kind == "value" else reference,
+        reference=_Value(ns, name) if kind == "value" else reference,
         cases=None if kind == "value" else all_cases,
         strategy=(lambda: strategy) if strategy is not None else None,
         expect=expect,
@@ -180,6 +213,9 @@ def question(
         partial=bool(partial),
         layout=kind == "layout",
         reveal=bool(reveal),
+        weights=tuple(weights) if isinstance(weights, (list, tuple)) else weights,
+        title=title,
+        assessment=assessment,
     )
     if _collecting is not None:
         _collecting.append(q)
@@ -307,13 +343,14 @@ def _known() -> set:
     return set(_authored)
 
 
-def read_solutions(info: dict | None) -> dict | None:
+def read_solutions(info: dict | None, folder=None) -> dict | None:
     """``{notebook: [(index, source)]}`` of a release's authored notebooks (``info``:
-    ``Release.authored``), read from the solutions folder ``assign`` recorded; None if it is
-    not here (a learner's machine)."""
+    ``Release.authored``), read from the solutions ``folder`` (else the one an older release
+    recorded); None if they are not there (a learner's machine). ``ValueError`` when a
+    solution notebook there changed since ``assign``."""
     if not info:
         return None
-    folder = Path(info.get("solutions", ""))
+    folder = Path(folder if folder is not None else info.get("solutions", "") or "\0")
     out = {}
     for name, digest in info.get("notebooks", {}).items():
         path = folder / name
@@ -353,7 +390,9 @@ def public_question(qid: str, data: dict) -> PublicCheck:
             numeric=bool(e.get("numeric")),
         ),
         misconceptions=tuple(
-            Misconception(m["key"], m["message"], detail=m.get("hint", ""))
+            Misconception(
+                m["key"], m["message"], detail=m.get("hint", ""), credit=m.get("credit", 0.0)
+            )
             for m in data.get("misconceptions", [])
         ),
         hints=tuple(data.get("hints", ())),
@@ -518,6 +557,18 @@ def validate(q: Authored) -> str | None:
     from .encode import decode, encode, encode_args
     from .judge import _matches, copy_args
 
+    ns = getattr(q.reference, "ns", None) or getattr(q, "namespace", None)
+    if isinstance(ns, dict) and q.name not in ns:
+        return (
+            f"your solution notebook defines no `{q.name}` (name={q.name!r}: the answer cell "
+            "must define it, or fix the name)"
+        )
+    if q.kind != "value":
+        problem = _check_weights(q)
+        if problem:
+            return problem
+    elif q.weights is not None:
+        return "weights= apply to a function's cases: a value question has none"
     if q.kind == "value":
         try:
             value = q.reference()
@@ -571,6 +622,35 @@ def validate(q: Authored) -> str | None:
     return None
 
 
+def case_weights(q, seed: int) -> list[float] | None:
+    """The weight of each case ``q`` is judged on for ``seed`` (``question(weights=...)``)."""
+    w = getattr(q, "weights", None)
+    if w is None:
+        return None
+    from .model import make_cases
+
+    cases = make_cases(q, seed)
+    out = [float(w(*c)) for c in cases] if callable(w) else [float(x) for x in w]
+    if len(out) != len(cases):
+        raise ValueError(f"{q.id}: {len(out)} weights for {len(cases)} cases")
+    return out
+
+
+def _check_weights(q: Authored) -> str | None:
+    import math
+
+    if q.weights is None:
+        return None
+    for seed in VALIDATION_SEEDS:
+        try:
+            w = case_weights(q, seed)
+        except Exception as e:  # noqa: BLE001 - reported with the notebook and cell
+            return f"weights: {type(e).__name__}: {e}"
+        if any(not math.isfinite(x) or x < 0 for x in w) or sum(w) <= 0:
+            return "weights must be finite, >= 0, and not all 0"
+    return None
+
+
 def check_data(q: Authored) -> dict:
     """What a learner's self-check of ``q`` needs, as data: public inputs with the reference's
     and each misconception's outputs (no code, no hidden input)."""
@@ -593,7 +673,9 @@ def check_data(q: Authored) -> dict:
             "numeric": q.expect.numeric,
         },
         "misconceptions": [
-            {"key": m.key, "message": m.message, "hint": m.detail} for m in q.misconceptions
+            {"key": m.key, "message": m.message, "hint": m.detail}
+            | ({"credit": m.credit} if m.credit else {})
+            for m in q.misconceptions
         ],
         "cases": [],
     }

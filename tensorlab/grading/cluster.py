@@ -4,7 +4,8 @@ One notebook is one Dask task (``task``): it runs on a worker exactly what a loc
 (``run.grade_job``: the rebuilt notebook in a fresh sandboxed, limited kernel, judged against
 the references on the worker, outside the kernel) and returns the notebook's record. The
 submission's bytes and the release (a ``Release`` with its templates) travel as task data, so
-workers need no shared file system, only tensorlab (``pip install tensorlab[cluster]``) and bubblewrap.
+workers need no shared file system, only tensorlab (``pip install 'tensorlab-course[cluster]'``)
+and bubblewrap.
 
 Faults are Dask's: a worker that dies mid-task has its tasks rescheduled on another worker, and
 each notebook's record is taken once (the task's key is unique); a notebook whose task still
@@ -49,7 +50,7 @@ def connect(address: str):
         from distributed import Client, LocalCluster
     except ImportError:
         raise ClusterUnavailable(
-            "--cluster needs the Dask `distributed` package: pip install 'tensorlab[cluster]'"
+            "--cluster needs the Dask `distributed` package: pip install 'tensorlab-course[cluster]'"
         ) from None
     if address.startswith("local:"):
         try:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .records import UNASSIGNED
 from .release import Release
+from .term import submission_time
 from .text import display, raw_bytes, same_name
 
 MAX_SUBMISSION_BYTES = 20 * 2**20
@@ -37,6 +38,8 @@ class Job:
     data: bytes | None = None
     problem: str | None = None
     status: str = "error"
+    submitted_at: str | None = None  # ISO UTC: the LMS's time, else the file's (``term``)
+    submitted_from: str | None = None  # "lms" | "mtime"
 
 
 _SKIP_DIRS = (".ipynb_checkpoints", "__pycache__")
@@ -201,7 +204,8 @@ def collect(paths: list[str], release: Release) -> list[Job]:
                 jobs.append(Job(str(p), student, None, None, f"{problem} ({_size_of(p)})"))
                 continue
             data, problem = read_submission(p, None)
-            jobs.append(Job(str(p), student, nb, data, problem))
+            when = submission_time(p, p.parent)
+            jobs.append(Job(str(p), student, nb, data, problem, "error", *when))
     return _unique(jobs)
 
 
@@ -252,7 +256,8 @@ def _collect_folder(p: Path, notebooks) -> list[Job]:
             continue
         data, problem = read_submission(path, root)
         if problem is None:
-            graded[(student, nb)] = Job(str(path), student, nb, data)
+            when = submission_time(path, root)
+            graded[(student, nb)] = Job(str(path), student, nb, data, None, "error", *when)
         else:
             unread[path] = Job(str(path), student, nb, None, problem)
     for job in list(unread.values()):  # an unreadable copy, when a readable one was graded

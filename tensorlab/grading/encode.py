@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64 as _base64
 import math as _math
+import types as _types
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,11 @@ from .._tensor import Tensor as _Tensor
 # Pristine references, taken when this module is imported (before any learner code runs).
 _type = type
 _object_getattribute = object.__getattribute__
+_exc_traceback = BaseException.__dict__["__traceback__"].__get__
+_TracebackType = _types.TracebackType
+_tb_frame = _TracebackType.__dict__["tb_frame"].__get__
+_tb_lineno = _TracebackType.__dict__["tb_lineno"].__get__
+_tb_next = _TracebackType.__dict__["tb_next"].__get__
 _int_value = int.__int__
 _float_value = float.__float__
 _str_value = str.__str__
@@ -270,12 +276,39 @@ def encode_raised(exc: BaseException) -> dict:
         name = next(
             (c.__name__ for c in _type(exc).__mro__ if not c.__name__.startswith("_")), name
         )
-    return {
+    out = {
         "t": "raised",
         "type": name,
         "message": message[:2000],
         "not_implemented": isinstance(exc, NotImplementedError),
     }
+    out.update(_cell_frame(exc))
+    return out
+
+
+def _cell_frame(exc: BaseException) -> dict:
+    """Where in a notebook cell ``exc`` was raised: the deepest frame whose code came from a
+    cell (IPython names those files ``.../ipykernel_<pid>/<n>.py`` or ``<ipython-input-...>``):
+    ``{"line": line in the cell, "function": its name, "first": its first line}``, else {}.
+    Read through the C-level attributes only (no learner ``__getattr__`` or ``__str__`` runs);
+    the grader maps the line to the source it spliced in, so nothing here is trusted."""
+    found: dict = {}
+    tb = _exc_traceback(exc)
+    for _ in range(500):
+        if _type(tb) is not _TracebackType:
+            break
+        code = _tb_frame(tb).f_code
+        name = code.co_filename
+        if _type(name) is str and ("ipykernel_" in name or name.startswith("<ipython-input")):
+            lineno = _tb_lineno(tb)
+            if _type(lineno) is int and _type(code.co_name) is str:
+                found = {
+                    "line": lineno,
+                    "function": code.co_name[:200],
+                    "first": code.co_firstlineno,
+                }
+        tb = _tb_next(tb)
+    return found
 
 
 # ---------------------------------------------------------------------------- arguments
@@ -375,6 +408,9 @@ class Raised:
     type: str
     message: str
     not_implemented: bool = False
+    line: int | None = None  # where in a cell (``_cell_frame``): the line, its function's
+    function: str = ""  # name and first line; the grader finds the learner's own source line
+    first: int | None = None
 
     def __repr__(self) -> str:
         return f"{self.type}({self.message!r})"
@@ -551,8 +587,15 @@ def decode(x: Any, depth: int = 0) -> Any:
         if t in ("ndarray", "tensor"):
             return _decode_array(x, t)
         if t == "raised":
+            line = x.get("line")
+            first = x.get("first")
             return Raised(
-                str(x["type"])[:200], str(x["message"])[:2000], bool(x["not_implemented"])
+                str(x["type"])[:200],
+                str(x["message"])[:2000],
+                bool(x["not_implemented"]),
+                line if _type(line) is int else None,
+                str(x.get("function", ""))[:200],
+                first if _type(first) is int else None,
             )
         if t == "missing":
             return MISSING

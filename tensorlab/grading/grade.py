@@ -84,17 +84,23 @@ class Progress:
         label = terminal(f"{record['student']}/{name}")  # a folder name cannot drive the terminal
         score = f"{record.get('score', 0):g}/{record.get('max_score', 0):g}"
         elapsed = time.monotonic() - self.started
+        own = record.get("duration_s")  # this notebook's own time, not the run's
+        took = f"{own:.1f}s" if isinstance(own, (int, float)) else "-"
         if self.tty:
             width = 30
             filled = int(width * self.done / max(self.total, 1))
             bar = "█" * filled + "░" * (width - filled)
             self.stream.write(
-                f"\r[{bar}] {self.done}/{self.total} {elapsed:5.1f}s {label[:40]:<40} {score}"
+                f"\r[{bar}] {self.done}/{self.total} {elapsed:5.1f}s {label[:40]:<40} {score} "
+                f"({took})"
             )
             if self.done == self.total:
                 self.stream.write("\n")
         else:
-            self.stream.write(f"[{self.done}/{self.total}] {label}: {score} ({elapsed:.1f}s)\n")
+            self.stream.write(
+                f"[{self.done}/{self.total}] {label}: {score} in {took} ({elapsed:.1f}s since "
+                "the start)\n"
+            )
         self.stream.flush()
 
 
@@ -111,18 +117,25 @@ def grade(
     progress: bool = True,
     sandbox: str = "auto",
     cluster: str | None = None,
+    solutions: str | os.PathLike | None = None,
+    need_solutions: bool = False,
 ) -> dict:
     """Grade every submission; write the results to ``out_dir``. Returns a summary dict.
 
     ``sandbox``: ``"auto"`` (bubblewrap, or ``SandboxUnavailable``), ``"bwrap"``, or ``"none"``
     (kernels run unconfined: only for code you trust). ``cluster``: a Dask scheduler address
     (``tcp://host:8786``) or ``local:N``; each notebook is then one task on the cluster
-    (``cluster``), and ``jobs`` is not used.
+    (``cluster``), and ``jobs`` is not used. ``solutions``: the solution notebooks of an
+    authored course (default: ``solutions`` beside ``release_dir``).
     """
     from .sandbox import resolve
 
     mode = resolve(sandbox)
-    release = Release.load(release_dir, full=True)  # read once; every stage shares it
+    # read once; every stage shares it (an authored course's references: ``solutions``, else
+    # the folder beside the exercises; ``need_solutions``: never the learners' public checks)
+    release = Release.load(
+        release_dir, full=True, solutions=solutions, need_solutions=need_solutions
+    )
     job_list = collect(submissions, release)  # every file read now, before any kernel starts
     out = Path(out_dir)
     created = not out.exists()

@@ -761,6 +761,7 @@ def judge_function(q: Question, results: list, seed: int) -> Verdict:
         actual=actual,
         n_cases=len(cases),
         n_passed=n_passed,
+        details={"failed_cases": [f[0] for f in failures]},  # per-case weights (records)
     )
 
 

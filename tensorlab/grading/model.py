@@ -47,6 +47,8 @@ class Misconception:
     whole family of answers (decoded values) with the same cause; ``variants`` lists more wrong
     answers with the same cause (each is proven to be rejected with this message, too).
     ``detail``: the part that gives a number away, shown only from the second failed attempt.
+    ``credit``: partial credit for this specific wrong answer (a fraction of the points, shown
+    in the feedback and the report).
     """
 
     key: str
@@ -55,6 +57,7 @@ class Misconception:
     variants: tuple = ()
     detect: Callable[[Any, Any], bool] | None = None
     detail: str = ""
+    credit: float = 0.0  # the fraction of the question's points this wrong answer earns
 
     def wrong_answers(self) -> tuple:
         """``answer`` followed by ``variants`` (the catalogued wrong answers)."""

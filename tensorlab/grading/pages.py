@@ -73,6 +73,10 @@ def _mark(status: str) -> str:
         return '<span class="ok">✓ passed</span>'
     if status == "not_attempted":
         return '<span class="muted">○ not attempted</span>'
+    if status == "scored":
+        return '<span class="ok">✎ scored</span>'
+    if status == "needs_grading":
+        return '<span class="warn">✎ to be graded</span>'
     return f'<span class="bad">✗ {_e(status.replace("_", " "))}</span>'
 
 
@@ -81,34 +85,101 @@ def feedback_file(student_json: str) -> str:
     return student_json[: -len(".json")] + ".html"
 
 
-def _question_row(qid: str, rec: dict, hide: bool, kind: str = "") -> str:
+def _question_row(qid: str, rec: dict, hide: bool, info: dict | None = None) -> str:
+    info = info or {}
+    label = (
+        f'<b>{_e(info["title"])}</b> <code class="muted">{_e(qid)}</code>'
+        if info.get("title")
+        else f"<code>{_e(qid)}</code>"
+    )
+    label += _kind(info)
     pts = f"{rec.get('points', 0):g}/{rec.get('max_points', 0):g}"
-    if rec.get("partial") and rec.get("cases"):
+    if rec.get("excused"):
+        pts = '<span class="muted">excused</span>'
+    elif rec.get("cases") and (rec.get("partial") or rec.get("weighted")):
         pts += f' <span class="muted">({rec.get("cases_passed")}/{rec["cases"]} inputs)</span>'
     message = rec.get("message") or ""
-    if hide and rec.get("status") != "passed" and message:
+    status = rec.get("status", "")
+    if hide and status == "failed" and message and rec.get("stage") != "rules":
+        # the grader's message may name a value at a hidden input: the stage only, unless the
+        # answer raised (the learner's own error: its type and the line of their cell)
         stage = rec.get("stage") or "checks"
         message = f"failed at the {stage} stage"
+        if stage == "runs" and rec.get("error"):
+            message = f"your function raised {rec['error'].get('type', 'an error')} on an input"
         if rec.get("cases"):
             message += f" ({rec.get('cases_passed')} of {rec['cases']} inputs pass)"
     parts = [f"<div>{_e(message)}</div>"] if message else []
+    err = rec.get("error")
+    if err and err.get("line"):
+        parts.append(
+            f"<div>in your cell, line {_e(err.get('lineno'))}: <code>{_e(err['line'])}</code></div>"
+        )
     if rec.get("misconception_message"):
         parts.append(f"<div><b>Likely misconception:</b> {_e(rec['misconception_message'])}</div>")
+    if rec.get("misconception_credit"):
+        parts.append(
+            f"<div>Partial credit for this answer: {100 * rec['misconception_credit']:g}% of "
+            "the points.</div>"
+        )
     if rec.get("misconception_hint"):
         parts.append(f"<div><b>Hint:</b> {_e(rec['misconception_hint'])}</div>")
+    if rec.get("answer"):
+        answer = rec["answer"] if len(rec["answer"]) <= 2000 else rec["answer"][:1999] + "…"
+        parts.append(f'<div class="muted">Your answer: {_e(answer)}</div>')
+    w = rec.get("written")
+    if w:
+        text = f"Scored by {_e(w.get('grader') or 'a grader')}"
+        if w.get("comment"):
+            text += f": {_e(w['comment'])}"
+        parts.append(f"<div><b>{text}</b></div>")
+    o = rec.get("override")
+    if o:
+        what = "excused" if rec.get("excused") else f"{rec.get('points', 0):g} points"
+        parts.append(
+            f'<div class="card"><b>Changed by {_e(o.get("by"))}</b> on {_e(o.get("when"))}: '
+            f"{what} (the grader gave {o.get('graded_points', 0):g}). {_e(o.get('why'))}</div>"
+        )
     return (
-        f"<tr><td><code>{_e(qid)}</code>{_kind(kind)}</td><td>{_mark(rec.get('status', ''))}</td>"
-        f"<td>{pts}</td><td>{''.join(parts)}</td></tr>"
+        f"<tr><td>{label}</td><td>{_mark(status)}</td><td>{pts}</td><td>{''.join(parts)}</td></tr>"
     )
 
 
-def _kind(kind: str) -> str:
-    """A question's kind under its id (``kinds.kind_label``), when the grade file has it."""
-    return f'<div class="muted">{_e(kind)}</div>' if isinstance(kind, str) and kind else ""
+def _mark_late(late: dict) -> str:
+    src = "as the LMS recorded it" if late.get("submitted_from") == "lms" else "the file's time"
+    text = f"Submitted {_e(late.get('submitted_at'))} ({src}); due {_e(late.get('due'))}"
+    ext = late.get("extension")
+    if ext:
+        text += f" (extended by {_e(ext.get('by'))}: {_e(ext.get('why'))})"
+    if late.get("days_late"):
+        text += (
+            f". {late['days_late']} day(s) late: {late.get('penalty', 0):g} points deducted "
+            f"({_e(late.get('policy'))})."
+        )
+        return f'<p class="warn">{text}</p>'
+    return f'<p class="muted">{text}: on time.</p>'
 
 
-def student_page(doc: dict, hidden: set[str] = frozenset()) -> bytes:
-    """A student's feedback page from their grade file ``doc``."""
+def _in_order(questions: dict, info: dict) -> dict:
+    """``questions`` in the release's order (a grade file keeps them sorted by id), the same
+    on every run."""
+    rank = {q: i for i, q in enumerate(info)}
+    return dict(sorted(questions.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
+
+
+def _kind(info: dict) -> str:
+    """What the question asks (``kinds.kind_label``: derive the rule, predict (formative, 0
+    points)...), from the release's question info."""
+    from .kinds import kind_label
+
+    kind = info.get("assessment") or "free"
+    return f' <span class="muted">({_e(kind_label(kind, points=info.get("points")))})</span>'
+
+
+def student_page(doc: dict, hidden: set[str] = frozenset(), info: dict | None = None) -> bytes:
+    """A student's feedback page from their grade file ``doc`` (with the term applied:
+    ``term.final``); ``info``: the release's questions (titles, kinds), by id."""
+    info = info or {}
     name = doc["student"]
     out = [
         f"<h1>Feedback for {_e(name)}</h1>",
@@ -128,13 +199,12 @@ def student_page(doc: dict, hidden: set[str] = frozenset()) -> bytes:
         )
         if sub.get("reason"):
             out.append(f'<p class="warn">{_e(sub["reason"])}</p>')
-        questions = sub.get("questions") or {}
+        if sub.get("late"):
+            out.append(_mark_late(sub["late"]))
+        questions = _in_order(sub.get("questions") or {}, info)
         if questions:
             out.append("<table><tr><th>Question</th><th>Result</th><th>Points</th><th></th></tr>")
-            kinds = doc.get("kinds") if isinstance(doc.get("kinds"), dict) else {}
-            out += [
-                _question_row(q, r, q in hidden, kinds.get(q, "")) for q, r in questions.items()
-            ]
+            out += [_question_row(q, r, q in hidden, info.get(q)) for q, r in questions.items()]
             out.append("</table>")
     out.append(f'<p class="muted">Graded by tensorlab {_e(doc.get("tensorlab_version"))}.</p>')
     return _page(f"Feedback: {name}", "".join(out))
@@ -163,18 +233,17 @@ def load_class(out_dir) -> list[dict]:
     return docs
 
 
-def summarise(docs: list[dict]) -> dict:
-    """The class's numbers: per notebook and question scores, misconceptions, problems."""
+def summarise(docs: list[dict], info: dict | None = None) -> dict:
+    """The class's numbers: per notebook and question scores, misconceptions, problems, and
+    what people changed (overrides, late penalties, written answers waiting for a grader).
+    ``docs``: final grade files (``term.final``); ``info``: the release's questions by id."""
     notebooks: dict[str, list[float]] = {}
     max_nb: dict[str, float] = {}
     questions: dict[str, dict] = {}
-    lost, killed = [], []
-    kinds: dict[str, str] = {}
+    lost, killed, overrides, late, pending = [], [], [], [], []
     for doc in docs:
         if doc["student"] == UNASSIGNED:
             continue
-        if isinstance(doc.get("kinds"), dict):
-            kinds.update({k: v for k, v in doc["kinds"].items() if isinstance(v, str)})
         for sub in doc["submissions"]:
             nb = sub.get("notebook")
             if not nb:
@@ -183,6 +252,9 @@ def summarise(docs: list[dict]) -> dict:
             max_nb[nb] = float(sub.get("max_score", 0))
             if sub.get("status") == "grader_error":
                 lost.append((doc["student"], nb, sub.get("reason")))
+            if (sub.get("late") or {}).get("days_late"):
+                lt = sub["late"]
+                late.append((doc["student"], nb, lt["days_late"], lt.get("penalty", 0)))
             for qid, rec in (sub.get("questions") or {}).items():
                 q = questions.setdefault(
                     qid,
@@ -192,18 +264,35 @@ def summarise(docs: list[dict]) -> dict:
                         "max": 0.0,
                         "status": Counter(),
                         "mis": Counter(),
+                        "credit": {},
+                        "title": (info or {}).get(qid, {}).get("title", ""),
+                        "kind": _kind((info or {}).get(qid, {})) if info else "",
                     },
                 )
+                if rec.get("override"):
+                    o = rec["override"]
+                    overrides.append((doc["student"], qid, o, rec.get("points", 0)))
+                if rec.get("status") == "needs_grading":
+                    pending.append((doc["student"], qid))
+                if rec.get("excused"):
+                    q["status"]["excused"] += 1
+                    continue
                 q["points"].append(float(rec.get("points", 0)))
                 q["max"] = float(rec.get("max_points", 0))
+                if rec.get("misconception_credit"):
+                    q["credit"][rec["misconception"]] = rec["misconception_credit"]
                 q["status"][rec.get("status")] += 1
                 if rec.get("misconception"):
                     q["mis"][(rec["misconception"], rec.get("misconception_message") or "")] += 1
                 if rec.get("status") in KILLED:
                     killed.append((doc["student"], nb, qid, rec.get("status")))
-    unsolved = sorted(q for q, d in questions.items() if not d["status"].get("passed"))
+    questions = _in_order(questions, info or {})
+    unsolved = sorted(
+        q
+        for q, d in questions.items()
+        if not d["status"].get("passed") and not d["status"].get("scored") and d["points"]
+    )
     return {
-        "kinds": kinds,
         "students": sum(1 for d in docs if d["student"] != UNASSIGNED),
         "notebooks": notebooks,
         "max_notebook": max_nb,
@@ -211,6 +300,9 @@ def summarise(docs: list[dict]) -> dict:
         "unsolved": unsolved,
         "lost": lost,
         "killed": killed,
+        "overrides": overrides,
+        "late": late,
+        "pending": pending,
     }
 
 
@@ -304,17 +396,52 @@ def report_page(s: dict, title: str = "Class report") -> bytes:
     )
     for qid, d in s["questions"].items():
         n = len(d["points"])
+        if not n:
+            continue
         mis = "".join(
-            f"<div>{c}× <code>{_e(k)}</code>: {_e(m)}</div>"
+            f"<div>{c}× <code>{_e(k)}</code>: {_e(m)}"
+            + (f" (credit {100 * d['credit'][k]:g}%)" if d["credit"].get(k) else "")
+            + "</div>"
             for (k, m), c in d["mis"].most_common(3)
         )
-        cls = "" if d["status"].get("passed") else ' class="bad"'
+        ok = d["status"].get("passed", 0) + d["status"].get("scored", 0)
+        cls = "" if ok else ' class="bad"'
+        label = f"<code>{_e(qid)}</code>"
+        if d.get("title"):
+            label = f"{_e(d['title'])} {label}"
+        label += d.get("kind", "")
         out.append(
-            f"<tr><td{cls}><code>{_e(qid)}</code>{_kind(s.get('kinds', {}).get(qid, ''))}</td>"
-            f"<td>{d['status'].get('passed', 0)}/{n}</td>"
+            f"<tr><td{cls}>{label}</td><td>{ok}/{n}</td>"
             f"<td>{sum(d['points']) / n:.2f}/{d['max']:g}</td><td>{mis}</td></tr>"
         )
     out.append("</table>")
+    if s.get("pending"):
+        out.append(
+            f'<p class="warn">{len(s["pending"])} written answer(s) still to be graded '
+            "(<code>tensorlab written DIR</code>).</p>"
+        )
+    if s.get("overrides"):
+        out.append(
+            "<h2>Overrides</h2><table><tr><th>Student</th><th>Question</th><th>Points</th>"
+            "<th>Why</th><th>By, when</th></tr>"
+        )
+        for student, qid, o, _ in s["overrides"]:
+            out.append(
+                f"<tr><td>{_e(student)}</td><td><code>{_e(qid)}</code></td><td>"
+                f"{o.get('graded_points', 0):g} → {_e(o.get('points'))}</td>"
+                f"<td>{_e(o.get('why'))}</td><td>{_e(o.get('by'))}, {_e(o.get('when'))}</td></tr>"
+            )
+        out.append("</table>")
+    if s.get("late"):
+        out.append(
+            "<h2>Late</h2><table><tr><th>Student</th><th>Notebook</th><th>Days late</th>"
+            "<th>Points deducted</th></tr>"
+        )
+        for student, nb, days, penalty in s["late"]:
+            out.append(
+                f"<tr><td>{_e(student)}</td><td>{_e(nb)}</td><td>{days}</td><td>{penalty:g}</td></tr>"
+            )
+        out.append("</table>")
     if s["unsolved"]:
         out.append("<h2>Nobody solved</h2><ul>")
         out += [f"<li><code>{_e(q)}</code></li>" for q in s["unsolved"]]
@@ -339,8 +466,9 @@ def report_page(s: dict, title: str = "Class report") -> bytes:
 def write_report(out_dir) -> tuple[Path, dict]:
     """``DIR/report.html`` from the grade files in ``DIR``; (its path, the summary)."""
     from .assign import write_atomic
+    from .term import load_final, load_questions
 
-    s = summarise(load_class(out_dir))
+    s = summarise(load_final(out_dir), load_questions(out_dir))
     path = Path(out_dir) / REPORT_FILE
     write_atomic(path, report_page(s))
     return path, s
@@ -367,5 +495,10 @@ def summary_lines(s: dict) -> list[str]:
     if s["lost"] or s["killed"]:
         lines.append(
             f"{len(s['lost'])} notebooks lost, {len(s['killed'])} questions killed/timed out"
+        )
+    if s.get("overrides") or s.get("late") or s.get("pending"):
+        lines.append(
+            f"{len(s['overrides'])} overrides, {len(s['late'])} late notebooks, "
+            f"{len(s['pending'])} written answers to grade"
         )
     return lines

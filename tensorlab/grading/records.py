@@ -6,13 +6,18 @@ has one definition.
 A question's record::
 
     {"status", "points", "max_points", "stage", "message", "misconception",
-     "misconception_message", "cases_passed", "cases", "partial"}
+     "misconception_message", "cases_passed", "cases", "partial"}  (+ "misconception_hint",
+     "misconception_credit", "weighted", "error": {"type", "lineno", "line"} (the learner's
+     own line), "answer" (a written answer's text; status "needs_grading") when they apply)
 
 A notebook's record::
 
     {"path", "student", "notebook", "sha256", "status", "reason", "restarts", "score",
      "max_score", "questions": {qid: question record}}  (+ "duration_s", "attempts",
-     "traceback" when they apply)
+     "traceback", "submitted_at" / "submitted_from" (``term``) when they apply)
+
+The grade files hold what the grader found; what people decided (overrides, written scores,
+late penalties) is applied on reading, by ``term.final`` (``term.load_final``).
 """
 
 from __future__ import annotations
@@ -76,14 +81,36 @@ def earned(max_points: float, passed: bool, n_passed: int, n_cases: int, partial
     return 0.0
 
 
+def weighted(max_points: float, weights: list[float], failed: list[int]) -> float:
+    """Points for the cases passed, each case worth its weight's share of ``max_points``."""
+    total = float(sum(weights))
+    if total <= 0:
+        return 0.0
+    kept = sum(w for i, w in enumerate(weights) if i not in set(failed))
+    return round(float(max_points) * kept / total, 4)
+
+
 def verdict_record(
-    verdict: Verdict, max_points: float, partial: bool = False, with_hint: bool = False
+    verdict: Verdict,
+    max_points: float,
+    partial: bool = False,
+    with_hint: bool = False,
+    weights: list[float] | None = None,
 ) -> dict:
-    """A judged question's record (a ``Verdict``; ``partial``: points per passed case;
-    ``with_hint``: the misconception's hint is kept, for an authored question)."""
+    """A judged question's record (a ``Verdict``; ``partial``: points per passed case, each
+    worth its share of ``weights`` when given; ``with_hint``: the misconception's hint is kept,
+    for an authored question). A misconception with ``credit`` earns that fraction of the
+    points when it gives more than the cases passed."""
     m = verdict.misconception
     points = earned(max_points, verdict.passed, verdict.n_passed, verdict.n_cases, partial)
-    return question_record(
+    failed = verdict.details.get("failed_cases") if verdict.details else None
+    if partial and weights and not verdict.passed and failed is not None:
+        if len(weights) == verdict.n_cases:
+            points = weighted(max_points, weights, failed)
+    credit = float(getattr(m, "credit", 0.0) or 0.0) if m and not verdict.passed else 0.0
+    if credit:
+        points = max(points, round(float(max_points) * credit, 4))
+    rec = question_record(
         verdict.status,
         max_points,
         points=points,
@@ -96,6 +123,11 @@ def verdict_record(
         partial=partial,
         hint=(m.detail or None) if (m and with_hint) else None,
     )
+    if credit:
+        rec["misconception_credit"] = credit
+    if weights and partial:
+        rec["weighted"] = True
+    return rec
 
 
 def unjudged(infos: dict[str, QuestionInfo], status: str, message: str) -> dict:
@@ -109,7 +141,7 @@ def notebook_record(
     job, infos: dict[str, QuestionInfo], status: str = "graded", reason: str | None = None
 ) -> dict:
     """A notebook's record before its questions are judged (``job``: a ``collect.Job``)."""
-    return {
+    rec = {
         "path": job.path,
         "student": job.student,
         "notebook": job.notebook,
@@ -121,6 +153,10 @@ def notebook_record(
         "max_score": max_score(infos),
         "questions": {},
     }
+    if getattr(job, "submitted_at", None):  # for the late policy (``term``)
+        rec["submitted_at"] = job.submitted_at
+        rec["submitted_from"] = job.submitted_from
+    return rec
 
 
 def lost_record(job, release: Release, reason: str, tb: str | None = None) -> dict:
@@ -172,19 +208,6 @@ def student_doc(
             sum(s.get("max_score", 0.0) for s in graded if s.get("status") == "grader_error")
         ),
         "submissions": sorted(subs, key=lambda s: (s.get("notebook") or "", s.get("path") or "")),
-        "kinds": kinds(release, [s.get("notebook") for s in graded]),
-    }
-
-
-def kinds(release: Release, notebooks) -> dict[str, str]:
-    """What each question of ``notebooks`` asks (``kinds.kind_label``), for feedback pages and
-    the report: derive the rule, implement from allowed parts, predict (formative)..."""
-    from .kinds import kind_label
-
-    return {
-        qid: kind_label(info.assessment, points=info.points)
-        for nb in dict.fromkeys(notebooks)
-        for qid, info in release.infos(nb).items()
     }
 
 

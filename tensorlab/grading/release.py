@@ -7,7 +7,7 @@ grading stage shares (collect, rebuild, run, records, results, pages, export).
      "notebooks": {"04_strides.ipynb": {"assignment", "sha256", "questions": [qid, ...]}},
      "questions": {qid: {"notebook", "cell_id", "name", "kind", "points",
                          "partial"?, "withheld"?, "assessment"?, "title"?}},
-     "authored"?: {"solutions": folder, "notebooks": {name: sha256}}}
+     "authored"?: {"notebooks": {name: sha256}}}  (+ "solutions": folder in older files)
 
 ``Release.load(folder)`` reads it (and, with ``full=True``, what a grading run needs besides:
 the released notebooks' text, checked against their hashes, and an authored course's
@@ -38,13 +38,14 @@ class QuestionInfo:
     id: str
     notebook: str  # the released notebook's file name ("04_strides.ipynb")
     cell_id: str
-    name: str  # what the learner binds (a value's or a function's name)
-    kind: str  # "value" | "function"
+    name: str  # what the learner binds (a value's or a function's name; "" when written)
+    kind: str  # "value" | "function" | "written" (a person scores it: ``written``)
     points: float
     partial: bool = False  # points per passed input
     withheld: bool = False  # feedback pages hide the grader's messages (hidden values)
     assessment: str = "free"  # one of ASSESSMENTS
     title: str = ""  # a short human title (feedback pages, report); the id when empty
+    rubric: tuple = ()  # a written question's criteria ({"points", "text"}, see ``written``)
 
     @property
     def label(self) -> str:
@@ -64,6 +65,7 @@ class QuestionInfo:
             withheld=bool(d.get("withheld", False)),
             assessment=d.get("assessment", "free"),
             title=d.get("title", ""),
+            rubric=tuple(d.get("rubric", ())),
         )
 
     def to_json(self) -> dict:
@@ -80,7 +82,7 @@ class QuestionInfo:
                 continue
             value = getattr(self, f.name)
             if value != f.default:
-                out[f.name] = value
+                out[f.name] = list(value) if isinstance(value, tuple) else value
         return out
 
 
@@ -109,7 +111,8 @@ class Release:
     notebooks: dict[str, NotebookInfo]
     questions: dict[str, QuestionInfo]
     tensorlab_version: str | None = None
-    authored: dict | None = None  # {"solutions": folder, "notebooks": {name: sha256}}
+    authored: dict | None = None  # {"notebooks": {name: sha256}}
+    solutions: str | None = None  # where the grader found the solution notebooks
     folder: str | None = None  # where it was loaded from
     templates: dict[str, str] = field(default_factory=dict)  # notebook -> released text
     authored_code: dict | None = None  # {notebook: [(cell index, source)]}: the grader's
@@ -150,10 +153,19 @@ class Release:
         return json.dumps(self.to_json(), indent=1, sort_keys=True) + "\n"
 
     @classmethod
-    def load(cls, folder: str | os.PathLike, *, full: bool = False) -> Release:
+    def load(
+        cls,
+        folder: str | os.PathLike,
+        *,
+        full: bool = False,
+        solutions: str | os.PathLike | None = None,
+        need_solutions: bool = False,
+    ) -> Release:
         """The release of an exercises folder. ``full``: also the released notebooks' text
         (checked against their hashes) and an authored course's questions, as a grading run
-        needs them."""
+        needs them: the references from ``solutions`` (default: the folder ``solutions``
+        beside the exercises folder), else the learners' public checks, which
+        ``need_solutions`` (batch grading) refuses."""
         path = Path(folder) / RELEASE_FILE
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
@@ -165,7 +177,7 @@ class Release:
         if full:
             release.read_templates()
             if release.authored:
-                release.read_authored()
+                release.read_authored(solutions, need_solutions)
         return release
 
     def read_templates(self) -> None:
@@ -186,16 +198,30 @@ class Release:
             out[name] = data.decode("utf-8")
         self.templates = out
 
-    def read_authored(self) -> None:
+    def read_authored(self, solutions=None, need_solutions: bool = False) -> None:
         """An instructor's own questions for the workers: the solutions' code when the grader
         has the solutions (references, hidden inputs), else the public checks (``tensorlab
         check`` on a learner's machine)."""
         from .authoring import read_solutions
 
-        code = read_solutions(self.authored)
-        if code is not None:
-            self.authored_code = code
-            return
+        if solutions is not None:
+            candidates = [Path(solutions)]
+        else:  # beside the exercises folder, or where an older release.json said
+            candidates = [Path(self.folder).resolve().parent / "solutions"]
+            if self.authored.get("solutions"):
+                candidates.append(Path(self.authored["solutions"]))
+        for folder in candidates:
+            code = read_solutions(self.authored, folder)
+            if code is not None:
+                self.authored_code = code
+                self.solutions = str(folder)
+                return
+        if need_solutions or solutions is not None:
+            raise FileNotFoundError(
+                f"this release has your own questions and their references are in your "
+                f"solution notebooks, which are not in {candidates[0]}: pass --solutions DIR "
+                "(the folder you gave `tensorlab assign`)"
+            )
         path = Path(self.folder) / CHECKS_FILE
         try:
             self.authored_public = json.loads(path.read_text(encoding="utf-8"))["questions"]

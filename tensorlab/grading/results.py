@@ -18,8 +18,17 @@ from pathlib import Path
 
 from .assign import write_atomic
 from .collect import student_file
+from .pages import REPORT_FILE, report_page, summarise
 from .records import GRADEBOOK_COLUMNS, UNASSIGNED, gradebook_row, student_doc
 from .release import Release
+from .term import (
+    QUESTIONS_FILE,
+    Term,
+    final,
+    load_final,  # noqa: F401 - what report and export read (the term applied)
+    load_term,
+    questions_json,
+)
 
 
 def _key(rec: dict) -> str:
@@ -140,6 +149,9 @@ class Results:
         self.touched: dict[str, bool] = {}  # file name -> existed before this run
         self.written: dict[str, bytes] = {}  # file name -> sha256 of what this run wrote there
         self.by_student: dict[str, dict[str, dict]] = {}
+        # overrides, written scores, late policy: applied to every row and page (never to the
+        # grade files, which keep what the grader found)
+        self.term = load_term(self.out) if self.out.is_dir() else Term()
         if self.out.is_dir():
             for student, subs in previous(self.out).items():
                 self.by_student[student] = {_key(r): r for r in subs}
@@ -154,7 +166,7 @@ class Results:
         self.qids = release.qids(self.notebooks)
         self.rows: dict[str, list[str]] = {}
         for student in self.by_student:
-            self.rows[student] = gradebook_row(self._doc(student), self.qids)
+            self.rows[student] = gradebook_row(final(self._doc(student), self.term), self.qids)
         self.min_interval = min_interval
         self.last_gradebook = -math.inf
 
@@ -194,7 +206,7 @@ class Results:
         if self.written.get(doc["file"]) != digest:  # finish() need not rewrite the same bytes
             self._write(doc["file"], data)
             self.written[doc["file"]] = digest
-        self.rows[student] = gradebook_row(doc, self.qids)
+        self.rows[student] = gradebook_row(final(doc, self.term), self.qids)
         return doc
 
     def _write_gradebook(self) -> None:
@@ -231,8 +243,13 @@ class Results:
         self.incoming = {}
         docs = [self._write_student(student) for student in sorted(self.by_student)]
         self._write_gradebook()
-        if self.feedback:
+        if self.feedback:  # a grading run: what the pages and `tensorlab override` read
+            self._write(QUESTIONS_FILE, questions_json(self.release, self.notebooks))
             self._write_feedback(docs)
+            if (self.out / REPORT_FILE).exists():  # never left stale by a regrade
+                info = {q: self.release.questions[q].to_json() for q in self.qids}
+                finals = [final(d, self.term) for d in docs]
+                self._write(REPORT_FILE, report_page(summarise(finals, info)))
         self._drop_undo()
         return docs
 
@@ -240,11 +257,12 @@ class Results:
         from .pages import FEEDBACK_DIR, feedback_file, student_page
 
         hidden = self.release.withheld()
+        info = {q: self.release.questions[q].to_json() for q in self.qids}
         for doc in docs:
             if doc["student"] == UNASSIGNED:
                 continue
             name = f"{FEEDBACK_DIR}/{feedback_file(doc['file'])}"
-            data = student_page(doc, hidden)
+            data = student_page(final(doc, self.term), hidden, info)
             try:
                 if (self.out / name).read_bytes() == data:
                     continue

@@ -18,8 +18,10 @@ import time
 import traceback
 from dataclasses import dataclass
 
-from . import batch_judge
+from . import batch_judge, errors, written
+from .authoring import case_weights
 from .collect import Job
+from .encode import Raised
 from .rebuild import ExecCell, parse_submission, rebuild
 from .records import lost_record, notebook_record, unjudged, verdict_record
 from .release import QuestionInfo, Release
@@ -69,6 +71,7 @@ class Runner:
         self.deadline = time.monotonic() + settings.timeout
         self.poisoned: dict[int, str] = {}  # cell index -> "timeout" | "kernel_died"
         self.errors: dict[int, tuple[str, str]] = {}  # cell index -> (ename, evalue)
+        self.where: dict[int, dict | None] = {}  # cell index -> the learner's line (errors)
         self.restarts = 0
         self.key = secrets.token_hex(32)  # the harness signs answers with it (see _harness)
 
@@ -131,6 +134,7 @@ class Runner:
                 self.start(i)
             elif r.status == "error":
                 self.errors[i] = (_clip(r.ename, 100), _clip(r.evalue))
+                self.where[i] = errors.from_outputs(cell.source, r.outputs)
             elif r.status in ("timeout", "dead"):
                 self.poisoned[i] = "timeout" if r.status == "timeout" else "kernel_died"
                 self.recover(r.status, i)
@@ -185,11 +189,19 @@ def _ask_and_judge(
     missing = isinstance(answer, dict) and answer.get("t") == "missing"
     override = _unanswered(runner, qid, missing)
     if override is not None:
-        return unjudged({qid: info}, *override)[qid]
+        rec = unjudged({qid: info}, *override)[qid]
+        where = [runner.where.get(i) for i, c in enumerate(cells) if c.qid == qid]
+        if override[0] == "error" and where and where[-1]:
+            rec["error"] = where[-1]  # the learner's own error: type and line of their cell
+        return rec
     verdict = batch_judge.judge_answer(q, answer, settings.seed)  # never raises
     verdict = batch_judge.with_rules(q, cells, verdict)
     authored = hasattr(q, "partial")  # an instructor's own question: its hints are for learners
-    return verdict_record(verdict, info.points, info.partial, authored)
+    weights = case_weights(q, settings.seed) if getattr(q, "weights", None) else None
+    rec = verdict_record(verdict, info.points, info.partial, authored, weights)
+    if isinstance(verdict.actual, Raised) and not verdict.passed:
+        rec["error"] = errors.from_raised([c.source for c in cells if c.qid == qid], verdict.actual)
+    return rec
 
 
 def grade_notebook(job: Job, release: Release, settings: Settings) -> dict:
@@ -219,8 +231,12 @@ def grade_notebook(job: Job, release: Release, settings: Settings) -> dict:
         return record
     release.register_authored()  # an instructor's own questions, in this process
     template = nbformat.reads(release.templates[job.notebook], as_version=4)
-    cells, problems = rebuild(template, submission, infos)
-    results: dict[str, dict] = {}
+    # written answers are recorded for a person to score, never run (``written``)
+    code = {q: i for q, i in infos.items() if i.kind != "written"}
+    results: dict[str, dict] = written.records(
+        template, submission, {q: i for q, i in infos.items() if i.kind == "written"}
+    )
+    cells, problems = rebuild(template, submission, code)
     for qid, reason in problems.items():
         results[qid] = unjudged({qid: infos[qid]}, "missing", reason)[qid]
 

@@ -340,11 +340,37 @@ class Explorer:
             return f"{type(self).__name__}: {self.model.describe()}"
         return f"{type(self).__name__}: {self.describe_settings()} ({self.last_error})"
 
+    def picture(self) -> tuple[bytes, str]:
+        """The PNG of what the explorer shows now, and its text alternative.
+
+        In PNG mode these are the bytes on screen; with ipympl (or ``display="agg"``) the figure's
+        Agg canvas is drawn and encoded the same way.
+        """
+        if not self.view.png:
+            canvas = self.figure.canvas
+            canvas.draw()
+            return encode_png(canvas), self.view.alt
+        return self.view.png, self.view.alt
+
     def _repr_mimebundle_(self, include=None, exclude=None):
-        """Display as the widget, with a stable text form (no PNG bytes) for saved notebooks."""
+        """Display as the widget, with a stable text form (no PNG bytes) and the picture.
+
+        JupyterLab shows the live widget (its view comes first); a reader without widgets (a
+        documentation site, nbconvert, GitHub) shows ``image/png``, the explorer's current
+        picture, whose output metadata carries its text alternative as ``alt``.
+        """
         bundle = dict(self.widget._repr_mimebundle_(include=include, exclude=exclude) or {})
         bundle["text/plain"] = self.text()
-        return bundle
+        metadata = {}
+        try:
+            png, alt = self.picture()
+        except Exception:  # noqa: BLE001 - no picture is no reason not to show the widget
+            png = b""
+        if png and (include is None or "image/png" in include):
+            if exclude is None or "image/png" not in exclude:
+                bundle["image/png"] = base64.b64encode(png).decode("ascii")
+                metadata["image/png"] = {"alt": alt}
+        return bundle, metadata
 
     def __repr__(self) -> str:
         return f"<{self.text()}>"

@@ -149,6 +149,7 @@ def launched(monkeypatch):
         return 0
 
     monkeypatch.setattr(course, "run_lab", fake_run_lab)
+    monkeypatch.setattr(course, "serve_lab", fake_run_lab)  # --no-browser: serve, print where
     monkeypatch.setattr(course, "_browser_found", lambda: True)  # a desktop, not this CI box
     return calls
 
@@ -296,20 +297,69 @@ def test_cli_start_with_a_port_in_use_says_so_in_one_line(tmp_path, capsys, laun
     assert err.count("\n") == 1 and f"port {port} cannot be used" in err and "--port N" in err
 
 
-def test_cli_start_without_a_browser_says_to_use_no_browser(tmp_path, monkeypatch, capsys):
+def _no_browser_here(monkeypatch, tmp_path):
+    """This process as on a server: no display, no $BROWSER, no browser program on PATH."""
     import webbrowser
 
-    calls = []
-    monkeypatch.setattr(course, "run_lab", lambda cmd, cwd: calls.append(cmd) or 0)
     for var in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))  # no browser program to find
     monkeypatch.setattr(webbrowser, "_tryorder", None)  # forget what was registered before
     monkeypatch.setattr(webbrowser, "_browsers", {})
-    assert cli.main(["start", str(tmp_path / "c")]) == 1 and not calls
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "no web browser found" in err and "--no-browser" in err
-    assert cli.main(["start", str(tmp_path / "c"), "--no-browser"]) == 0 and calls
+
+
+def test_cli_start_without_a_browser_serves_without_one(tmp_path, monkeypatch, capsys):
+    """A server, a container, a session over SSH: JupyterLab serves as with --no-browser (where
+    ``tensorlab start`` prints the address), and one line says why."""
+    calls = []
+    monkeypatch.setattr(course, "run_lab", lambda cmd, cwd: calls.append(("exec", cmd)) or 0)
+    monkeypatch.setattr(course, "serve_lab", lambda cmd, cwd: calls.append(("serve", cmd)) or 0)
+    _no_browser_here(monkeypatch, tmp_path)
+    assert not course._browser_found()
+    assert cli.main(["start", str(tmp_path / "c")]) == 0
+    ((how, cmd),) = calls
+    assert how == "serve" and "--no-browser" in cmd
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    assert captured.out.count(course.NO_BROWSER_NOTE) == 1
+    assert "no web browser found" in course.NO_BROWSER_NOTE
+    # asked for: the same, without the note
+    assert cli.main(["start", str(tmp_path / "c"), "--no-browser"]) == 0
+    assert calls[-1][0] == "serve" and course.NO_BROWSER_NOTE not in capsys.readouterr().out
+    # with a browser, JupyterLab replaces this process and opens it
+    monkeypatch.setattr(course, "_browser_found", lambda: True)
+    assert cli.main(["start", str(tmp_path / "c")]) == 0
+    assert calls[-1][0] == "exec" and "--no-browser" not in calls[-1][1]
+    assert cli.main(["start", str(tmp_path / "c"), "--", "--ServerApp.open_browser=False"]) == 0
+    assert calls[-1][0] == "serve"
+
+
+@pytest.mark.parametrize(
+    "info, address, tunnel",
+    [
+        (
+            {"url": "http://localhost:8890/", "hostname": "localhost", "port": 8890, "token": "ab"},
+            "http://localhost:8890/lab/tree/lessons/00_start_here.ipynb?token=ab",
+            "ssh -N -L 8890:localhost:8890 user@host",
+        ),
+        (  # --ip=0.0.0.0: every interface, localhost among them
+            {"url": "http://0.0.0.0:8888/", "hostname": "0.0.0.0", "port": 8888, "token": "cd"},
+            "http://localhost:8888/lab/tree/lessons/00_start_here.ipynb?token=cd",
+            "ssh -N -L 8888:localhost:8888 user@host",
+        ),
+        (  # one address only, a base URL, a password instead of a token
+            {"url": "http://10.0.0.5:9000/hub/", "hostname": "10.0.0.5", "port": 9000, "token": ""},
+            "http://10.0.0.5:9000/hub/lab/tree/lessons/00_start_here.ipynb",
+            "ssh -N -L 9000:10.0.0.5:9000 user@host",
+        ),
+    ],
+)
+def test_serving_lines_give_the_address_and_the_tunnel(info, address, tunnel):
+    lines = course.serving_lines(info, "/lab/tree/lessons/00_start_here.ipynb")
+    assert len(lines) == 3 and lines[1].strip() == address
+    assert f"`{tunnel}`" in lines[2]
+    assert ("same address" in lines[2]) == (info["hostname"] != "10.0.0.5")
+    assert course.serving_lines(info)[1].strip().split("?")[0] == address.split("/lab/")[0] + "/lab"
 
 
 def test_cli_start_with_an_unwritable_runtime_folder(tmp_path, monkeypatch, capsys, launched):
@@ -440,9 +490,30 @@ def _fresh_venv(where: Path, wheel: Path) -> Path:
     return python
 
 
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """The wheel built from this checkout and a fresh venv it is installed in (built once for
+    this module's tests): (wheel, python, venv)."""
+    where = tmp_path_factory.mktemp("wheel")
+    wheel = _build_wheel(where / "dist")
+    return wheel, _fresh_venv(where / "venv", wheel), where / "venv"
+
+
+def _jupyter_dirs(env: dict, root: Path) -> None:
+    """Jupyter's own folders (config, data, runtime, lab settings) inside the test's folder."""
+    for var, sub in (
+        ("JUPYTER_CONFIG_DIR", "cfg"),
+        ("JUPYTER_DATA_DIR", "data"),
+        ("JUPYTER_RUNTIME_DIR", "rt"),
+        ("JUPYTERLAB_SETTINGS_DIR", "settings"),
+        ("JUPYTERLAB_WORKSPACES_DIR", "ws"),
+    ):
+        env[var] = str(root / "jupyter" / sub)
+
+
 @pytest.mark.skipif(os.name != "posix", reason="the fresh-venv test uses POSIX paths and signals")
-def test_wheel_carries_the_course_and_starts_from_a_fresh_venv(tmp_path):
-    wheel = _build_wheel(tmp_path / "dist")
+def test_wheel_carries_the_course_and_starts_from_a_fresh_venv(tmp_path, installed):
+    wheel, python, venv = installed
     with zipfile.ZipFile(wheel) as z:
         names = [n for n in z.namelist() if n.startswith("tensorlab/_course/")]
         shipped = sorted(n.removeprefix("tensorlab/_course/") for n in names)
@@ -451,8 +522,6 @@ def test_wheel_carries_the_course_and_starts_from_a_fresh_venv(tmp_path):
             rel = n.removeprefix("tensorlab/_course/")
             assert hashlib.sha256(z.read(n)).hexdigest() == digest(ROOT / rel), rel
 
-    python = _fresh_venv(tmp_path / "venv", wheel)
-    venv = tmp_path / "venv"
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MPLBACKEND")}
     probe = subprocess.run(
         [
@@ -477,14 +546,7 @@ def test_wheel_carries_the_course_and_starts_from_a_fresh_venv(tmp_path):
         assert (r.returncode, r.stdout) == (0, f"tensorlab {__version__}\n"), r.stderr
 
     port, token = _free_port(), "wheel-test-token"
-    for var, sub in (
-        ("JUPYTER_CONFIG_DIR", "cfg"),
-        ("JUPYTER_DATA_DIR", "data"),
-        ("JUPYTER_RUNTIME_DIR", "rt"),
-        ("JUPYTERLAB_SETTINGS_DIR", "settings"),
-        ("JUPYTERLAB_WORKSPACES_DIR", "ws"),
-    ):
-        env[var] = str(tmp_path / "jupyter" / sub)
+    _jupyter_dirs(env, tmp_path)
     cmd = [
         str(venv / "bin" / "tensorlab"),
         "start",
@@ -545,6 +607,89 @@ def test_wheel_carries_the_course_and_starts_from_a_fresh_venv(tmp_path):
     for sub in ("settings", "ws"):
         where = tmp_path / "jupyter" / sub
         assert not where.exists() or not any(where.rglob("*.jupyterlab-*")), sub
+
+
+@pytest.mark.skipif(
+    os.name != "posix" or sys.platform == "darwin",
+    reason="a server without a display: macOS always has a browser to open",
+)
+def test_start_on_a_headless_machine_serves_and_prints_the_address(tmp_path, installed):
+    """The README's first command on a server (no DISPLAY, no $BROWSER, no browser on PATH):
+    ``tensorlab start`` serves, prints the address with its token and the SSH tunnel, the
+    address answers; SIGTERM to ``tensorlab start`` stops JupyterLab, and nothing is left."""
+    _, python, venv = installed
+    gone = ("PYTHONPATH", "MPLBACKEND", "DISPLAY", "WAYLAND_DISPLAY", "BROWSER")
+    env = {k: v for k, v in os.environ.items() if k not in gone}
+    env["PATH"] = str(venv / "bin")  # the venv's programs, no browser among them
+    _jupyter_dirs(env, tmp_path)
+    probe = subprocess.run(
+        [str(python), "-c", "import webbrowser; webbrowser.get()"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert probe.returncode != 0 and "could not locate runnable browser" in probe.stderr
+    port = _free_port()
+    out, err = tmp_path / "start.out", tmp_path / "start.err"
+    with open(out, "w") as fo, open(err, "w") as fe:
+        proc = subprocess.Popen(
+            [str(venv / "bin" / "tensorlab"), "start", "c", "--port", str(port)],
+            cwd=tmp_path,
+            env=env,
+            stdout=fo,
+            stderr=fe,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        deadline = time.monotonic() + 120
+        while "JupyterLab is serving the course at" not in out.read_text():
+            assert proc.poll() is None, out.read_text() + err.read_text()
+            assert time.monotonic() < deadline, out.read_text() + err.read_text()
+            time.sleep(0.25)
+        time.sleep(0.2)  # the rest of the three lines
+        text = out.read_text()
+        assert text.count(course.NO_BROWSER_NOTE) == 1
+        lines = text.splitlines()
+        address = lines[lines.index("JupyterLab is serving the course at") + 1].strip()
+        base, _, query = address.partition("/lab/tree/")
+        assert base == f"http://localhost:{port}"
+        assert query.startswith("lessons/00_start_here.ipynb?token=")
+        token = query.split("?token=")[1]
+        assert f"`ssh -N -L {port}:localhost:{port} user@host`" in text
+        with direct.open(address, timeout=20) as r:  # the page, not a login form
+            assert r.status == 200 and "/login" not in r.geturl()
+        with direct.open(f"{base}/api/contents/lessons?token={token}", timeout=20) as r:
+            names = {f["name"] for f in json.loads(r.read())["content"]}
+        assert "00_start_here.ipynb" in names
+        (server_file,) = (tmp_path / "jupyter" / "rt").glob("jpserver-*.json")
+        lab_pid = json.loads(server_file.read_text())["pid"]
+        assert lab_pid != proc.pid  # JupyterLab runs as its child
+    finally:
+        proc.send_signal(signal.SIGTERM)  # to `tensorlab start` only: it passes it on
+        try:
+            code = proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+            raise
+    assert code == 0, err.read_text()
+    deadline = time.monotonic() + 10
+    while True:  # nothing left in its session: JupyterLab and whatever it started are gone
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        assert time.monotonic() < deadline, "processes of `tensorlab start` outlived it"
+        time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):
+        os.kill(lab_pid, 0)
+    assert not list((tmp_path / "jupyter" / "rt").glob("jpserver-*"))
+    with socket.socket() as s, pytest.raises(OSError):
+        s.connect(("127.0.0.1", port))
+    assert "received signal 15, stopping" in err.read_text()
 
 
 # ---------------------------------------------------------------------------- without a kernel

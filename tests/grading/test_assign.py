@@ -219,7 +219,7 @@ def test_cli_assign(tmp_path):
     ).read_bytes()
     src = _broken_solutions(tmp_path, BROKEN["never_closed"][0])
     r = run(src, tmp_path / "bad")
-    assert r.returncode == 1
+    assert r.returncode == 2  # a malformed input file, as for an authored question
     assert "error:" in r.stderr and "never closed" in r.stderr
 
 

@@ -103,7 +103,9 @@ def test_assign_is_deterministic_and_records_the_solutions(released, tmp_path):
     for name in (NB, "release.json", authoring.CHECKS_FILE):
         assert (tmp_path / name).read_bytes() == (released / "exercises" / name).read_bytes()
     manifest = json.loads((tmp_path / "release.json").read_text())
-    assert manifest["authored"]["solutions"] == str((released / "solutions").resolve())
+    # the instructor's folder is never written into what learners get (issue 35)
+    assert "solutions" not in manifest["authored"]
+    assert str(released) not in (tmp_path / "release.json").read_text()
     q = manifest["questions"]["example.repeat_rows"]
     assert q["partial"] is True and q["points"] == 2.0 and q["withheld"] is True
     ex = nbformat.read(tmp_path / NB, as_version=4)

@@ -209,6 +209,42 @@ def test_grad_fn_names_match_torch(torch):
     assert [t.grad_fn.name() for t in (o, h, c)] == [t.grad_fn.name() for t in (ot, ht, ct)]
 
 
+@pytest.mark.parametrize(
+    "kw",
+    [{}, {"num_layers": 2}, {"batch_first": True}, {"bidirectional": True}, {"proj_size": 2}],
+)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("batched", [True, False])
+def test_lstm_nodes_as_torch_names_them_on_the_cpu(torch, kw, dtype, batched):
+    """A float32 LSTM runs through oneDNN in torch: each layer's and direction's output node
+    (under any transpose, squeeze or cat) is ``MkldnnRnnLayerBackward0``; projections do not
+    (torch warns once a process: the first time, both libraries warn alike)."""
+    ours, theirs = _pair(torch, "LSTM", 3, 4, **kw)
+    ours, theirs = ours.to(getattr(tl, dtype)), theirs.to(getattr(torch, dtype))
+    shape = (2, 5, 3) if batched else (5, 3)
+
+    def names(out):
+        o, (h, c) = out
+        nodes, seen = [o.grad_fn], []
+        while nodes:  # the output's nodes down to the first layer (not into the cells)
+            node = nodes.pop(0)
+            seen.append(node.name())
+            if node.name() in ("TransposeBackward0", "SqueezeBackward1", "CatBackward0"):
+                nodes += [n for n, _ in node.next_functions if n is not None]
+        return seen, h.grad_fn.name(), c.grad_fn.name()
+
+    with warnings.catch_warnings(record=True) as w_ours:
+        warnings.simplefilter("always")
+        got = names(ours(tl.ones(*shape, dtype=getattr(tl, dtype))))
+    with warnings.catch_warnings(record=True) as w_theirs:
+        warnings.simplefilter("always")
+        want = names(theirs(torch.ones(*shape, dtype=getattr(torch, dtype))))
+    assert got == want
+    ours_said = [str(x.message) for x in w_ours]
+    theirs_said = [str(x.message).split(" (Triggered")[0] for x in w_theirs]
+    assert ours_said == theirs_said or (theirs_said == [] and kw.get("proj_size"))
+
+
 # ---------------------------------------------------------------------------- cells
 cell_cfg = st.fixed_dictionaries(
     {

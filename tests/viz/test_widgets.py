@@ -84,11 +84,34 @@ def test_constructible_with_no_arguments(cls):
     assert shown_png(e.view.widget).startswith(PNG)  # the inline path: <img> of a PNG
     assert e.widget.children[-3] is e.view.widget
     assert e.controls()
-    bundle = e._repr_mimebundle_()
+    bundle, metadata = e._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert (
         bundle["text/plain"].startswith(cls.__name__ + ": ") and "PNG" not in bundle["text/plain"]
     )
+    # the saved output also carries the picture on screen and its alt text (the site shows it)
+    import base64
+
+    assert base64.b64decode(bundle["image/png"]) == shown_png(e.view.widget)
+    alt = metadata["image/png"]["alt"]
+    assert alt and f'alt="{alt}"' in e.view.widget.value.replace("&#x27;", "'")
+    assert "image/png" not in e._repr_mimebundle_(exclude={"image/png"})[0]
+
+
+@pytest.mark.parametrize("cls", [GroupsExplorer, AxesExplorer, MemoryExplorer])
+def test_saved_picture_without_png_mode(cls):
+    """Drawn with Agg only (as with ipympl), the bundle still carries a PNG of the figure."""
+    e = cls(display="agg")
+    bundle, metadata = e._repr_mimebundle_()
+    import base64
+
+    png = base64.b64decode(bundle["image/png"])
+    assert png.startswith(PNG)
+    w, h = e.figure.canvas.get_width_height()
+    import struct
+
+    assert struct.unpack(">II", png[16:24]) == (w, h)
+    assert metadata["image/png"]["alt"] == e.view.alt != ""
 
 
 # ---------------------------------------------------------------------------------- conv

@@ -13,6 +13,9 @@ The arithmetic follows RNN.cpp's CPU path: the input projection of a whole layer
 
 from __future__ import annotations
 
+import functools
+
+from ... import _dtype as D
 from ..._tensor import Tensor
 from .linear import linear
 
@@ -141,9 +144,10 @@ def _unpack(params, has_biases: bool, n_dirs: int, num_layers: int, proj: bool):
 
 
 def _run(kind, input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-         batch_first):  # fmt: skip
+         batch_first, onednn=False):  # fmt: skip
     """The multi-layer loop shared by ``rnn_*``, ``lstm`` and ``gru``. ``hx`` is one tensor
-    (``(layers*dirs, B, H)``) or, for ``lstm``, a pair ``(h0, c0)``."""
+    (``(layers*dirs, B, H)``) or, for ``lstm``, a pair ``(h0, c0)``. ``onednn``: each layer's
+    and direction's output node takes torch's oneDNN name (see ``lstm``)."""
     from .activation import dropout as _dropout
 
     if batch_first:
@@ -176,6 +180,8 @@ def _run(kind, input, hx, params, has_biases, num_layers, dropout, train, bidire
                     h = _simple_step(steps[t], h, w_hh, b_hh, relu=kind == "rnn_relu")
                 seq[t] = h
             outs.append(_stack(seq, 0))
+            if onednn and outs[-1].grad_fn is not None:
+                outs[-1].grad_fn.__class__ = _onednn_layer_node(type(outs[-1].grad_fn))
             h_n.append(h)
             if is_lstm:
                 c_n.append(c)
@@ -211,9 +217,34 @@ def rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirect
 
 def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
          batch_first):  # fmt: skip
-    """``torch.lstm``: ``hx`` is ``(h0, c0)``; returns ``(output, h_n, c_n)``."""
+    """``torch.lstm``: ``hx`` is ``(h0, c0)``; returns ``(output, h_n, c_n)``.
+
+    torch runs a float32 LSTM on the CPU through oneDNN, one ``mkldnn_rnn_layer`` per layer and
+    direction: each one's output node is then ``MkldnnRnnLayerBackward0`` (the values and
+    gradients are the same); projections are not supported there, and torch says so (once)."""
+    onednn = input.dtype is D.float32 and input.numel() != 0
+    if onednn and _has_proj(params, hx):
+        if not _WARNED:
+            import warnings
+
+            _WARNED.append(True)  # torch's TORCH_WARN_ONCE
+            warnings.warn(
+                "LSTM with projections is not supported with oneDNN. Using default implementation.",
+                UserWarning,
+                stacklevel=2,  # LSTM.forward's call, where torch's warning points too
+            )
+        onednn = False
     return _run("lstm", input, hx, params, has_biases, num_layers, dropout, train,
-                bidirectional, batch_first)  # fmt: skip
+                bidirectional, batch_first, onednn)  # fmt: skip
+
+
+_WARNED: list = []
+
+
+@functools.lru_cache(maxsize=1)
+def _onednn_layer_node(stack_node: type) -> type:
+    """The stack node under torch's name for a oneDNN LSTM layer (same backward)."""
+    return type("MkldnnRnnLayerBackward0", (stack_node,), {"__module__": stack_node.__module__})
 
 
 def gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,

@@ -9,7 +9,15 @@ from typing import Any
 
 from ... import _dtype as D
 from ..._tensor import Tensor, parse_to_args
+from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter
+from . import _hooks
+from ._hooks import (  # noqa: F401 - torch.nn.modules.module's names
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+    register_module_full_backward_hook,
+    register_module_full_backward_pre_hook,
+)
 
 __all__ = ["Module"]
 
@@ -59,7 +67,52 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        d = self.__dict__
+        if not (
+            d.get("_forward_pre_hooks")
+            or d.get("_forward_hooks")
+            or d.get("_backward_hooks")
+            or d.get("_backward_pre_hooks")
+            or _hooks.any_global()
+        ):
+            return self.forward(*args, **kwargs)
+        return _hooks.call(self, args, kwargs)
+
+    _call_impl = __call__
+
+    # ------------------------------------------------------------------ hooks
+    def register_forward_pre_hook(
+        self, hook, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
+        """``hook(module, args)`` (``with_kwargs``: ``hook(module, args, kwargs)``) before every
+        ``forward``; it may return new args (or ``(args, kwargs)``). ``prepend``: run first."""
+        flags = ("_forward_pre_hooks_with_kwargs",) if with_kwargs else ()
+        return _hooks.add(self, "_forward_pre_hooks", hook, prepend=prepend, flags=flags)
+
+    def register_forward_hook(
+        self,
+        hook,
+        *,
+        prepend: bool = False,
+        with_kwargs: bool = False,
+        always_call: bool = False,
+    ) -> RemovableHandle:
+        """``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args, kwargs,
+        output)``) after every ``forward``; it may return a new output. ``always_call``: also
+        when ``forward`` raises."""
+        flags = ("_forward_hooks_with_kwargs",) if with_kwargs else ()
+        flags += ("_forward_hooks_always_called",) if always_call else ()
+        return _hooks.add(self, "_forward_hooks", hook, prepend=prepend, flags=flags)
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_output)`` when the gradients w.r.t. the module's outputs are
+        computed; it may return new ones."""
+        return _hooks.add(self, "_backward_pre_hooks", hook, prepend=prepend)
+
+    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_input, grad_output)`` when the gradients w.r.t. the module's
+        inputs are computed; it may return new ``grad_input``."""
+        return _hooks.add(self, "_backward_hooks", hook, prepend=prepend)
 
     # ------------------------------------------------------------------ registration
     def register_parameter(self, name: str, param: Parameter | None) -> None:
@@ -170,6 +223,8 @@ class Module:
         for store in ("_parameters", "_buffers", "_modules"):
             if store in d and name in d[store]:
                 return d[store][name]
+        if name in _hooks.LOCAL:  # a hook dict, as every torch module has (made on first use)
+            return _hooks.local(self, name)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str) -> None:
