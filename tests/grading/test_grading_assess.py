@@ -379,3 +379,53 @@ def test_channels_last_reference_is_what_the_prompt_asks():
 
 def test_numpy_is_imported():  # (keeps the template's names honest for ruff)
     assert np.prod(()) == 1
+
+
+# ---------------------------------------------------------------------------- numbers, self-checks
+def _numeric(reference, **kw):
+    from tensorlab.grading.model import Expect, Question
+
+    expect = Expect(numeric=True, **kw)
+    value = Question(id="t.num", notebook="t", name="n", kind="value", prompt="p", todo="t",
+                     reference=lambda: reference, expect=expect)  # fmt: skip
+    fn = Question(id="t.fn", notebook="t", name="f", kind="function", prompt="p", todo="t",
+                  reference=lambda x: reference, cases=lambda rng: [(1,)], expect=expect)  # fmt: skip
+    return value, fn
+
+
+def test_a_tolerance_makes_a_question_numeric():
+    from tensorlab.grading import evaluate
+
+    value, fn = _numeric(23, atol=1e-6)
+    assert evaluate(value, 23).passed and evaluate(value, 23.0).passed
+    assert evaluate(value, np.float64(23.0000001)).passed
+    v = evaluate(value, True)  # a bool is never a number here
+    assert v.status == "failed" and v.stage == "type" and "expected a number" in v.message
+    v = evaluate(value, 22.5)
+    assert v.status == "failed" and "not close enough to the expected number" in v.message
+    v = evaluate(fn, lambda x: 24.0)  # a function's inputs are public: the number is named
+    assert v.status == "failed" and "expected a number close to 23" in v.message
+
+
+def test_value_self_checks_never_pass_a_wrong_value():
+    from tensorlab.grading.authoring import PublicCheck, judge_public_value
+    from tensorlab.grading.encode import roundtrip
+    from tensorlab.grading.model import Expect
+    from tensorlab.grading.selfcheck import shipped
+
+    def public(reference, expect):
+        data = {"self_check": shipped("t.v", reference, expect)}
+        return PublicCheck(id="t.v", notebook="t", name="v", kind="value", prompt="", todo="t",
+                           judge=lambda a: None, expect=expect, data=data)  # fmt: skip
+
+    exact = public(23, Expect(numeric=True, atol=1e-6))
+    assert "23" not in json.dumps(exact.data)  # a fingerprint ships, not the value
+    assert judge_public_value(exact, roundtrip(23.0)).passed
+    wrong = judge_public_value(exact, roundtrip(10))
+    assert wrong.status == "failed" and wrong.stage == "values"
+    names = public(("b", "a"), Expect(unordered=True, casefold=True))
+    assert judge_public_value(names, roundtrip(["A ", "b"])).passed
+    assert judge_public_value(names, roundtrip(["a"])).status == "failed"
+    for unfair in (public(0.1, Expect()), public(23, Expect(numeric=True, atol=2))):
+        v = judge_public_value(unfair, roundtrip(5))
+        assert v.status == "unchecked" and "no self-check for this question" in v.message
