@@ -8,7 +8,7 @@ LABELS = {
     "derive": "derive the rule",
     "implement": "implement from allowed parts",
     "predict": "predict, then run",
-    "written": "written answer",
+    "written": "written",  # (scored by a person with a rubric)
     "free": "any correct route",
 }
 
