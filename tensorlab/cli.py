@@ -242,7 +242,7 @@ def cmd_check(args) -> int:
         except (OSError, ValueError, KeyError) as e:
             print(f"tensorlab check: error: {e}", file=sys.stderr)
             return 1
-    passed = total = 0
+    passed = total = unchecked = 0
     whole = True  # every notebook ran to its end
     for rec in summary["records"]:  # what a notebook or a file name holds is escaped
         print(f"{terminal(rec['path'])}: {rec.get('score', 0):g}/{rec.get('max_score', 0):g}")
@@ -255,15 +255,19 @@ def cmd_check(args) -> int:
                 continue
             total += 1
             passed += q["status"] == "passed"
-            mark = "✓" if q["status"] == "passed" else "✗"
+            unchecked += q["status"] == "unchecked"  # no self-check: neither passed nor failed
+            mark = {"passed": "✓", "unchecked": "?"}.get(q["status"], "✗")
             line = f"  {mark} {qid:<28} {q['status']}"
             if q["status"] != "passed" and q.get("message"):
                 line += f": {terminal(q['message'])}"
             print(line)
             if q.get("misconception_message"):
                 print(f"      likely misconception: {q['misconception_message']}")
-    if whole and passed == total:
-        print(f"all {total} questions passed")
+    if whole and passed + unchecked == total:
+        if unchecked:
+            print(f"all {passed} checked questions passed ({unchecked} with no self-check)")
+        else:
+            print(f"all {total} questions passed")
         return EXIT_OK
     print(f"{passed} of {total} questions passed" + ("" if whole else "; a notebook was lost"))
     return EXIT_FAILED

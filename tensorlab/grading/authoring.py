@@ -143,8 +143,8 @@ def question(
     misconceptions=(),
     forbidden=(),
     hints=(),
-    rtol: float = 1e-7,
-    atol: float = 1e-9,
+    rtol: float | None = None,
+    atol: float | None = None,
     reveal: bool = False,
     weights=None,
     title: str = "",
@@ -155,6 +155,8 @@ def question(
 
     ``reveal``: the feedback files may show the grader's messages, which name values at hidden
     inputs (by default they show the stage, the misconception and its hint only).
+    ``rtol``/``atol``: giving either makes the question numeric: an int and a float are
+    accepted alike (a bool never) when close enough.
 
     ``weights``: what each case is worth with ``partial=True`` (otter-grader's per-test
     points): a sequence, one number a case in the order they are judged (the public inputs,
@@ -187,9 +189,10 @@ def question(
 
     expect = Expect(
         arrays=("tensor",) if kind == "layout" else ("ndarray", "tensor"),
-        rtol=rtol,
-        atol=atol,
+        rtol=1e-7 if rtol is None else float(rtol),
+        atol=1e-9 if atol is None else float(atol),
         layout=kind == "layout",
+        numeric=rtol is not None or atol is not None,
     )
     q = Authored(
         id=id,
@@ -384,6 +387,7 @@ def public_question(qid: str, data: dict) -> PublicCheck:
             rtol=e.get("rtol", 1e-7),
             atol=e.get("atol", 1e-9),
             layout=bool(e.get("layout")),
+            numeric=bool(e.get("numeric")),
         ),
         misconceptions=tuple(
             Misconception(
@@ -423,6 +427,40 @@ def lookup_public(qid: str) -> PublicCheck | None:
     return public_question(qid, checks[qid]) if qid in checks else None
 
 
+def judge_public_value(q: PublicCheck, value) -> Any:
+    """A value question's self-check: the answer's fingerprint against the shipped ones
+    (``selfcheck``); "no self-check" when none shipped (never "passed")."""
+    from .judge import Verdict, describe
+    from .selfcheck import Unchecked, fingerprint
+
+    own = q.data.get("self_check") or {}
+    accepted = own.get("accepted")
+    if not accepted:
+        why = own.get("unchecked") or "this release ships no self-check for it"
+        return Verdict(
+            q.id,
+            "unchecked",
+            None,
+            f"no self-check for this question ({why}): your value is checked when your "
+            "notebook is graded",
+        )
+    try:
+        mine = fingerprint(q.id, value, q.expect)
+    except Unchecked:
+        return Verdict(
+            q.id, "failed", "type", f"{describe(value)} cannot be the answer to this question"
+        )
+    if mine in accepted:
+        return Verdict(q.id, "passed", message="matches the expected value (by its fingerprint)")
+    return Verdict(
+        q.id,
+        "failed",
+        "values",
+        "not the expected value (the self-check compares a fingerprint of your answer with "
+        "the expected one's: it cannot say what differs)",
+    )
+
+
 def judge_public(q: PublicCheck, results) -> Any:
     """Judge decoded results on the public inputs against their shipped expected outputs."""
     from .encode import Raised, decode, decode_args
@@ -438,11 +476,7 @@ def judge_public(q: PublicCheck, results) -> Any:
     if q.kind == "value":
         if not attempted(results):
             return Verdict(q.id, "not_attempted", "attempted", _not_attempted_message(q, results))
-        return Verdict(
-            q.id,
-            "passed",
-            message="defined; its value is checked when your notebook is graded",
-        )
+        return judge_public_value(q, results)
     if not isinstance(results, list):
         if not attempted(results):
             return Verdict(q.id, "not_attempted", "attempted", _not_attempted_message(q, results))
@@ -636,6 +670,7 @@ def check_data(q: Authored) -> dict:
             "rtol": q.expect.rtol,
             "atol": q.expect.atol,
             "layout": q.expect.layout,
+            "numeric": q.expect.numeric,
         },
         "misconceptions": [
             {"key": m.key, "message": m.message, "hint": m.detail}
@@ -644,6 +679,10 @@ def check_data(q: Authored) -> dict:
         ],
         "cases": [],
     }
+    if q.kind == "value":
+        from .selfcheck import shipped
+
+        data["self_check"] = shipped(q.id, q.reference(), q.expect)
     if q.kind != "value":
         import inspect
 

@@ -98,9 +98,10 @@ def with_rules(q, cells: list[ExecCell], verdict):
     grader spliced in (the kernel is never asked)."""
     from .judge import guarded, rule_check
     from .judge import with_rules as apply
+    from .rules import has_rules
 
     own = [c.source for c in cells if c.qid == q.id]
-    if not own or not q.forbidden:
+    if not own or not has_rules(q):
         return verdict
     context = [c.source for c in cells]
     return guarded(q.id, lambda: apply(q, verdict, rule_check(q, own[-1], context)))

@@ -15,7 +15,7 @@ from .encode import ArrayAnswer, Raised
 from .judge import Verdict, call_encoded, compare, copy_args
 from .model import Question
 
-_ICONS = {"passed": "✓", "failed": "✗", "not_attempted": "○", "error": "✗"}
+_ICONS = {"passed": "✓", "failed": "✗", "not_attempted": "○", "error": "✗", "unchecked": "?"}
 # Theme-aware: JupyterLab's own colours (each level chosen to keep 4.5:1 contrast on both its
 # light and dark themes), with the light-theme colour as fallback elsewhere.
 _COLOURS = {
@@ -23,6 +23,7 @@ _COLOURS = {
     "failed": "var(--jp-error-color1,#cf222e)",
     "not_attempted": "var(--jp-ui-font-color2,#6e7781)",
     "error": "var(--jp-error-color1,#cf222e)",
+    "unchecked": "var(--jp-ui-font-color2,#6e7781)",
 }
 _LABEL_COLOUR = (
     "var(--jp-ui-font-color1,#57606a)"  # color2 is 4.5:1 on white: too faint on grey rows
@@ -33,6 +34,7 @@ _TITLES = {
     "failed": "not yet",
     "not_attempted": "not attempted",
     "error": "error",
+    "unchecked": "no self-check",
 }
 
 
@@ -331,8 +333,10 @@ class Feedback:
             extra = f" ({v.n_passed} of {v.n_cases} inputs)" if v.n_cases else ""
             out.append(("", f"correct{extra}."))
             return out
-        if v.status == "not_attempted":
+        if v.status in ("not_attempted", "unchecked"):
             out.append(("", v.message + "."))
+            if v.status == "unchecked":
+                return out
             out.append(("To do", q.todo))
             return out
         stage = {"runs": "running"}.get(v.stage or "", v.stage or "")
@@ -363,8 +367,11 @@ class Feedback:
         return rows + [("  expected", e), ("  yours", a)]
 
     def headline(self) -> str:
-        v = self.verdict
-        return f"{_ICONS[v.status]} {v.qid}: {_TITLES[v.status]}"
+        v, q = self.verdict, self.question
+        head = f"{_ICONS[v.status]} {v.qid}: {_TITLES[v.status]}"
+        if getattr(q, "assessment", "") == "predict" and not q.points:
+            head += " (a formative self-check: 0 points)"
+        return head
 
     def text(self) -> str:
         rows = self._lines()

@@ -28,6 +28,7 @@ from .judge import (
 )
 from .model import Question
 from .registry import get
+from .rules import has_rules
 
 _NOTHING = object()
 _FAILURES: dict[str, int] = {}  # failed checks per question in this process (hints grow)
@@ -80,10 +81,16 @@ def inline_rules(q: Question, fn) -> str | None:
     """``judge.rule_check`` on the source that defined ``fn`` (the cell, with every cell that
     ran as context, in a notebook: the same check and verdict as batch grading); a function
     whose source cannot be read is checked on the names its code uses (``names_used``)."""
-    if not q.forbidden:
+    if not has_rules(q):
         return None
     found = answer_sources(fn, q.name)
     if found is None:
+        if getattr(q, "allowed", None) is not None:
+            from .allow import names_violation
+
+            broken = names_violation(q.allowed, fn)
+            if broken is not None:
+                return broken
         return rule_violation(q, names_used(fn))
     source, context, name = found
     return rule_check(q, source, context, name)
@@ -165,6 +172,17 @@ def feedback_for(q: Question, answer: Any, verdict: Verdict, *, search: bool = T
     return Feedback(verdict, q, hints, counterexample, attempts=n)
 
 
+def verdict_for(question: str | Question, answer: Any = _NOTHING) -> Verdict:
+    """``check``'s verdict, without displaying it: ``evaluate``, then what grading would lose
+    (``lost_helpers``): the verdict ``tensorlab grade`` gives the same answer cells."""
+    q = lookup(question) if isinstance(question, str) else question
+    verdict = evaluate(q, answer)
+    lost = lost_helpers(q, answer) if verdict.status in ("passed", "failed") else None
+    if lost:  # the grade rebuilds from the answer cells: the same verdict here (NameError)
+        verdict = Verdict(q.id, "failed", "runs", lost)
+    return verdict
+
+
 def check(question: str, answer: Any = _NOTHING) -> None:
     """Check ``answer`` to ``question`` and show feedback; raise ``CheckFailed`` unless correct.
 
@@ -177,9 +195,108 @@ def check(question: str, answer: Any = _NOTHING) -> None:
     q = lookup(question)
     if answer is _NOTHING:
         answer = sys._getframe(1).f_globals.get(q.name, _NOTHING)
-    verdict = evaluate(q, answer)
+    verdict = verdict_for(q, answer)
     fb = feedback_for(q, answer, verdict)
     _show(fb)
-    if not verdict.passed:
+    if not verdict.passed and verdict.status != "unchecked":  # "no self-check": not a failure
         raise CheckFailed(fb)
+    return None
+
+
+# ---------------------------------------------------------------------------- one judge
+def _release_near() -> Any:
+    """The release (``release.json``) of the notebook this kernel runs, looked for in the
+    current folder and its parents (None outside a course's exercises folder)."""
+    from pathlib import Path
+
+    from .release import RELEASE_FILE, Release
+
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if (folder / RELEASE_FILE).is_file():
+            try:
+                return Release.load(folder)
+            except (OSError, ValueError, KeyError):
+                return None
+    return None
+
+
+def _template_cells(release, notebook: str) -> set[str]:
+    """The code cells grading keeps from the released notebook (every code cell that is not an
+    answer cell), stripped; the pristine copy shipped with tensorlab when the folder's copy was
+    answered in place."""
+    import hashlib
+    import json
+    from pathlib import Path
+
+    info = release.notebooks[notebook]
+    paths = [Path(release.folder) / notebook]
+    try:
+        from ..course import course_root
+
+        paths.append(course_root() / "exercises" / notebook)
+    except Exception:  # noqa: BLE001 - no shipped course: the folder's copy only
+        pass
+    data = None
+    for path in paths:
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            continue
+        if data is None or hashlib.sha256(raw).hexdigest() == info.sha256:
+            data = raw
+    if data is None:
+        return set()
+    try:
+        nb = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return set()
+    out = set()
+    for cell in nb.get("cells", []):
+        role = (cell.get("metadata", {}).get("tensorlab") or {}).get("role")
+        if cell.get("cell_type") == "code" and role != "answer":
+            src = cell.get("source", "")
+            out.add(("".join(src) if isinstance(src, list) else src).strip())
+    return out
+
+
+def lost_helpers(q: Question, answer: Any) -> str | None:
+    """What grading would lose of this answer, as the message ``check`` gives (None when
+    nothing): grading rebuilds the notebook from the release, keeping the learner's answer
+    cells only, so a helper, an alias or an import the answer uses that was defined in a cell
+    of the learner's own (not an answer cell, not a cell of the released notebook) is gone.
+    Only in a notebook kernel, next to the release (else None)."""
+    from .rules import _follow_nodes, _parse, _top_level, latest_cells
+
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    history = getattr(shell, "user_ns", {}).get("In") if shell is not None else None
+    if not isinstance(history, list):
+        return None
+    release = _release_near()
+    if release is None or q.id not in release.questions:
+        return None
+    nb = release.questions[q.id].notebook
+    names = {release.questions[x].name for x in release.notebooks[nb].questions}
+    template = _template_cells(release, nb)
+    numbered = [(i, h) for i, h in enumerate(history) if isinstance(h, str) and h.strip()]
+    kept_texts = set(latest_cells([h for _, h in numbered]))
+    cells = [(i, h) for i, h in numbered if h in kept_texts]
+    binds = {i: set(_top_level(t)) if (t := _parse(h)) is not None else set() for i, h in cells}
+    own = [h for i, h in cells if q.name in binds[i]]
+    if not own:
+        return None
+    _, _, owners, _ = _follow_nodes(q.name, own[-1], [h for _, h in cells])
+    for n in dict.fromkeys(owners):
+        if n == q.name:
+            continue
+        where = [i for i, h in cells if n in binds[i]]
+        if where and all(
+            not (binds[i] & names) and h.strip() not in template for i, h in cells if i in where
+        ):
+            return (
+                f"`{n}` is defined in a cell that is not an answer cell (In [{where[-1]}]): "
+                "grading keeps only the answer cells, so your answer would lose it. Move it "
+                f"into the answer cell of {q.id}."
+            )
     return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import threading
 from typing import Any
 
@@ -92,6 +93,42 @@ def time_budget(seconds: float):
     finally:
         done.set()
         timer.join()
+
+
+MEMORY_BYTES = 2 * 2**30  # what one call of an answer may allocate (address space) when judged
+
+
+@contextlib.contextmanager
+def memory_budget(extra: int = MEMORY_BYTES):
+    """Let this process grow by at most ``extra`` bytes of address space (``RLIMIT_AS``) while
+    the block runs, so an answer that builds a huge list or tensor gets a ``MemoryError`` at
+    once instead of swapping the machine (a derive question's hidden sizes). A limit already
+    tighter (a sandboxed kernel's) is kept; nothing happens where the limit cannot be read."""
+    try:
+        import resource
+
+        with open("/proc/self/statm") as f:
+            vm = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, OSError, ValueError, AttributeError):
+        yield
+        return
+    infinity = resource.RLIM_INFINITY
+    limit = vm + extra
+    if hard != infinity:
+        limit = min(limit, hard)
+    if soft != infinity and soft <= limit:
+        yield
+        return
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 def _clip(text: Any, n: int = 300) -> str:
@@ -189,9 +226,9 @@ def _expected_kind(e: Any, expect: Expect) -> str:
         return " or ".join(names[k] for k in kinds)
     if isinstance(e, bool):
         return "a bool (True or False)"
-    if isinstance(e, int):
+    if isinstance(e, int) and not expect.numeric:
         return "an int"
-    if isinstance(e, float):
+    if isinstance(e, (int, float)):
         return "a number"
     if isinstance(e, str):
         return "a string"
@@ -275,6 +312,10 @@ def _stage_type(a, e, expect: Expect, path=()) -> str | None:
         return msg
     if isinstance(e, bool):
         ok = isinstance(a, bool)
+    elif isinstance(e, (int, float)) and expect.numeric:
+        ok = isinstance(a, (int, float)) and not isinstance(a, bool)
+        if not ok:
+            return f"expected a number{_at(path)}, got {describe(a)}"
     elif isinstance(e, int):
         ok = isinstance(a, int) and not isinstance(a, bool)
         if isinstance(a, float) and not ok:
@@ -376,6 +417,10 @@ def _norm_str(s: str, expect: Expect) -> str:
     return s.strip().casefold() if expect.casefold else s
 
 
+def _tolerance(e, expect: Expect) -> str:
+    return f"{expect.atol + expect.rtol * abs(e):.3g}"
+
+
 def _stage_values(a, e, expect: Expect, path=(), reveal: bool = True) -> str | None:
     if isinstance(e, ArrayAnswer):
         return _array_values(a, e, expect, path, reveal)
@@ -400,6 +445,15 @@ def _stage_values(a, e, expect: Expect, path=(), reveal: bool = True) -> str | N
             if msg:
                 return msg
         return None
+    if isinstance(e, (int, float)) and not isinstance(e, bool) and expect.numeric:
+        if math.isclose(a, e, rel_tol=expect.rtol, abs_tol=expect.atol):
+            return None
+        if not reveal:
+            return f"{_fmt_number(a)}{_at(path)} is not close enough to the expected number"
+        return (
+            f"value{_at(path)} is {_fmt_number(a)}, expected a number close to "
+            f"{_fmt_number(e)} (within {_tolerance(e, expect)})"
+        )
     if isinstance(e, float) and not isinstance(e, bool):
         if expect.equal_nan and math.isnan(e) and isinstance(a, float) and math.isnan(a):
             return None
@@ -591,7 +645,8 @@ def call_encoded(fn, args: tuple) -> tuple[Any, int]:
     table = _arg_table(args)
     n = len(table)
     try:
-        result = fn(*args)
+        with memory_budget():
+            result = fn(*args)
     except Exception as exc:  # noqa: BLE001 - any error is part of the answer
         from .encode import encode_raised
 
@@ -696,7 +751,10 @@ def judge_function(q: Question, results: list, seed: int) -> Verdict:
         which_misconception, q, actual, expected, cases[i]
     )
     stage, message = failure.stage, failure.message
-    if stage == "attempted":
+    huge = largest_size(cases[i])
+    if huge >= HUGE and (isinstance(actual, Raised) or not attempted(actual)):
+        stage, message = "values", huge_message(huge, actual)
+    elif stage == "attempted":
         stage, message = "values", "raised NotImplementedError on this input"
     elif isinstance(actual, Raised) and stage == "type":
         stage, message = "runs", f"your function raised {actual.type}: {actual.message}"
@@ -716,6 +774,40 @@ def judge_function(q: Question, results: list, seed: int) -> Verdict:
     )
 
 
+HUGE = 10**4  # an input size no tensor of the grading kernel can have (derive questions)
+_MEMORY = ("MemoryError", "TimeoutError", "OverflowError")
+
+
+def largest_size(args) -> int:
+    """The largest int among the (nested) arguments of a case (0 when there is none)."""
+    if isinstance(args, bool):
+        return 0
+    if isinstance(args, int):
+        return args
+    if isinstance(args, (tuple, list)):
+        return max((largest_size(a) for a in args), default=0)
+    return 0
+
+
+def huge_message(size: int, actual) -> str:
+    """The message for a function that fails on an input no tensor can have (a derive
+    question's hidden size): it ran the operation instead of writing the rule."""
+    what = f"raised {actual.type}" if isinstance(actual, Raised) else "did not return"
+    memory = isinstance(actual, Raised) and (
+        actual.type in _MEMORY or "too big" in actual.message or "allocate" in actual.message
+    )
+    built = (
+        "your function built a tensor of this size"
+        if memory
+        else "a tensor of this size cannot exist, so running the operation cannot answer"
+    )
+    return (
+        f"on an input with a size of {size:,} (no tensor this large fits in memory) your "
+        f"function {what}: {built}. Write the formula: compute the answer from the sizes with "
+        "arithmetic, without building a tensor."
+    )
+
+
 def _misconception_everywhere(q: Question, cases: list, results: list) -> Misconception | None:
     """The first misconception whose wrong function gives the learner's result on every case."""
     for m in q.misconceptions:
@@ -728,9 +820,21 @@ def _misconception_everywhere(q: Question, cases: list, results: list) -> Miscon
     return None
 
 
+CALL_SECONDS = 10.0  # one call of a learner's function in the inline check
+
+
 def collect_function_results(fn, q: Question, seed: int) -> list:
-    """Call ``fn`` here on the question's cases and decode each result (the inline path)."""
-    return [call_encoded(fn, args)[0] for args in make_cases(q, seed)]
+    """Call ``fn`` here on the question's cases and decode each result (the inline path). A
+    call that outlives ``CALL_SECONDS`` is stopped (a ``TimeoutError`` result), so a function
+    that loops over a hidden size of 10**15 cannot hang the learner's kernel."""
+    out = []
+    for args in make_cases(q, seed):
+        try:
+            with time_budget(CALL_SECONDS):
+                out.append(call_encoded(fn, args)[0])
+        except JudgeTimeout:
+            out.append(Raised("TimeoutError", f"did not finish within {CALL_SECONDS:g} s"))
+    return out
 
 
 __all__ = [

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ class Expect:
     ``unordered``: a sequence answer is compared as a set (e.g. a list of names).
     ``equal_nan``: a NaN in the answer matches a NaN in the reference (off by default: a
     constant-NaN answer must not pass a question whose reference also gives NaN).
+    ``numeric``: numbers are compared as numbers, with ``rtol``/``atol``, whatever their type
+    (an int and a float alike; a bool never): an authored question that gives a tolerance.
     """
 
     arrays: tuple[str, ...] = ("ndarray", "tensor")
@@ -31,6 +34,7 @@ class Expect:
     casefold: bool = False
     unordered: bool = False
     equal_nan: bool = False
+    numeric: bool = False
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,11 @@ class Question:
     the comparison with the reference for open questions (it returns None or a failure message).
     ``forbidden``: names a function answer must not use (e.g. ``repeat_interleave`` when the
     exercise says "using only view and repeat"); see ``judge.rule_violation``.
+    ``huge``: fixed inputs with sizes no tensor can have in memory (a side of 10**9, a length of
+    10**15), appended to every call of ``make_cases`` (the learner's own check meets them too):
+    a function that builds a tensor and runs the operation fails them, only the rule passes.
+    ``allowed``: an allow-list (``allow.Allowed``): what a function answer may use besides plain
+    Python, followed through helpers and aliases (``rules.rule_check``).
     ``assessment``: what a passing answer proves (``release.ASSESSMENTS``: derive, implement,
     predict, written, free), stated in the notebook, the feedback and the report; ``title``: a
     short human name for feedback pages and reports (the id when empty).
@@ -94,6 +103,9 @@ class Question:
     forbidden: tuple[str, ...] = ()
     assessment: str = "free"
     title: str = ""
+    huge: tuple = ()  # derive questions: inputs no tensor can have (appended to the cases)
+    allowed: Any = None  # allow.Allowed: what a function answer may use (an allow-list)
+    predict: str = ""  # predict questions: "formative" (0 points) or "first" (first prediction)
 
     def __post_init__(self):
         from .release import ASSESSMENTS
@@ -120,4 +132,5 @@ def case_seed(seed: int, qid: str) -> int:
 def make_cases(q: Question, seed: int) -> list[tuple]:
     """Fresh argument tuples for ``q`` (new objects on every call, so callers may mutate them)."""
     rng = np.random.default_rng(case_seed(seed, q.id))
-    return [tuple(c) for c in q.cases(rng)]
+    huge = [tuple(h) for h in getattr(q, "huge", ())]
+    return [tuple(c) for c in q.cases(rng)] + copy.deepcopy(huge)

@@ -91,8 +91,7 @@ def _question_row(qid: str, rec: dict, hide: bool, info: dict | None = None) -> 
         if info.get("title")
         else f"<code>{_e(qid)}</code>"
     )
-    if info.get("assessment") and info["assessment"] != "free":
-        label += f' <span class="muted">({_e(info["assessment"])})</span>'
+    label += _kind(info)
     pts = f"{rec.get('points', 0):g}/{rec.get('max_points', 0):g}"
     if rec.get("excused"):
         pts = '<span class="muted">excused</span>'
@@ -165,6 +164,15 @@ def _in_order(questions: dict, info: dict) -> dict:
     on every run."""
     rank = {q: i for i, q in enumerate(info)}
     return dict(sorted(questions.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
+
+
+def _kind(info: dict) -> str:
+    """What the question asks (``kinds.kind_label``: derive the rule, predict (formative, 0
+    points)...), from the release's question info."""
+    from .kinds import kind_label
+
+    kind = info.get("assessment") or "free"
+    return f' <span class="muted">({_e(kind_label(kind, points=info.get("points")))})</span>'
 
 
 def student_page(doc: dict, hidden: set[str] = frozenset(), info: dict | None = None) -> bytes:
@@ -257,6 +265,7 @@ def summarise(docs: list[dict], info: dict | None = None) -> dict:
                         "mis": Counter(),
                         "credit": {},
                         "title": (info or {}).get(qid, {}).get("title", ""),
+                        "kind": _kind((info or {}).get(qid, {})) if info else "",
                     },
                 )
                 if rec.get("override"):
@@ -399,6 +408,7 @@ def report_page(s: dict, title: str = "Class report") -> bytes:
         label = f"<code>{_e(qid)}</code>"
         if d.get("title"):
             label = f"{_e(d['title'])} {label}"
+        label += d.get("kind", "")
         out.append(
             f"<tr><td{cls}>{label}</td><td>{ok}/{n}</td>"
             f"<td>{sum(d['points']) / n:.2f}/{d['max']:g}</td><td>{mis}</td></tr>"

@@ -9,6 +9,8 @@ instead (inline, when there is no source to read).
 
 from __future__ import annotations
 
+import functools
+import os
 from typing import TYPE_CHECKING
 
 from .verdict import Verdict
@@ -93,6 +95,11 @@ def _node_names(node) -> tuple[set[str], set[str]]:
             used.add(sub.value)  # getattr(x, "repeat_interleave")
         elif isinstance(sub, ast.arg):
             local.add(sub.arg)
+        elif (
+            isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and sub is not node
+        ):
+            local.add(sub.name)  # a function defined inside the answer is its own local
         elif isinstance(sub, ast.Call) and _code_magic(sub) is not None:
             for text in _code_magic(sub):  # x = %time f(x)
                 used |= names_in_source(text)
@@ -129,11 +136,17 @@ def transform(source: str) -> str:
 
 
 def _parse(source: str):
-    """The AST of a cell as IPython would run it (``transform``, then parse), or None."""
-    import ast
-
+    """The AST of a cell as IPython would run it (``transform``, then parse), or None. Cached
+    by the text (a notebook's cells are read once per question): never mutate the tree."""
     if not isinstance(source, str):
         return None
+    return _parse_text(source)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_text(source: str):
+    import ast
+
     try:
         tree = ast.parse(transform(source))
         return _expand_code_magics(tree)
@@ -287,6 +300,18 @@ def answer_names(name: str, source: str, context: list[str] | tuple[str, ...] = 
 
 def _follow(name: str, source: str, context) -> tuple[set[str], set[str]]:
     """(what ``answer_names`` returns, the global names followed on the way, ``name`` first)."""
+    nodes, _, _, seen = _follow_nodes(name, source, context)
+    used: set[str] = set()
+    for node in nodes:
+        used |= _node_names(node)[0]
+    return used, seen
+
+
+def _follow_nodes(name: str, source: str, context) -> tuple[list, set[str], list[str], set[str]]:
+    """(every definition the answer ``name`` reaches: its own, then the helpers, aliases and
+    imports its free names are bound to at the top level of the cells, transitively; every
+    name the cells bind at top level; for each node, the name it was reached as; every free
+    name followed, ``name`` first)."""
     tree = _parse(source)
     bound: dict[str, list] = {}
     for text in (*context, source):
@@ -299,12 +324,13 @@ def _follow(name: str, source: str, context) -> tuple[set[str], set[str]]:
     # every other top-level binding of the answer's name in the cells is followed too (a later
     # cell's `interleave = ...` replaces the answer cell's own)
     start = start + [n for n in bound.get(name, ()) if not any(n is m for m in start)]
-    used: set[str] = set()
+    out: list = []
+    owners: list[str] = []
     todo: list[str] = []
     for node in start:
-        u, free = _node_names(node)
-        used |= u
-        todo.extend(free)
+        out.append(node)
+        owners.append(name)
+        todo.extend(_node_names(node)[1])
     seen = {name}
     while todo:
         n = todo.pop()
@@ -312,10 +338,10 @@ def _follow(name: str, source: str, context) -> tuple[set[str], set[str]]:
             continue
         seen.add(n)
         for node in bound.get(n, ()):
-            u, free = _node_names(node)
-            used |= u
-            todo.extend(free)
-    return used, seen
+            out.append(node)
+            owners.append(n)
+            todo.extend(_node_names(node)[1])
+    return out, set(bound), owners, seen
 
 
 # Modules a learner's cell may import when a question has rules: anything else (importlib,
@@ -384,14 +410,16 @@ def _module_names(trees: list) -> set[str]:
     return names
 
 
-def _unverifiable(name: str, sources: list[str]) -> str | None:
+def _unverifiable(name: str, sources: list[str], relevant=None) -> str | None:
     """Why the grader cannot follow what the cells bind at run time (None when it can): a name
     bound or looked up at run time (``globals()``, ``exec`` of a built string, a string-built
     ``getattr``, ``sys.modules``), a library attribute reassigned (``tensorlab.Tensor.view =
     ...``), an import of a module that is not a known library, an IPython magic that runs code
     the grader cannot read, a cell mentioning ``name`` that does not parse; the names
     ``rule_check`` follows must also not be bound by a loop, ``with``, ``:=``, ``global``...
-    (``_stray_bindings``). Exec'd constant strings and ``%time`` code are read as cells."""
+    (``_stray_bindings``). Exec'd constant strings and ``%time`` code are read as cells.
+    ``relevant(module)``: whether reassigning an attribute of ``module`` can change what the
+    answer may run (an allow-list: only the modules it allows, and ``builtins``); None: all."""
     import ast
 
     todo = list(sources)
@@ -423,6 +451,9 @@ def _unverifiable(name: str, sources: list[str]) -> str | None:
                 elif not _isolated(node):
                     return f"`{f.id}` runs code built at run time"
     modules = _module_names(trees)
+    from .allow import _module_aliases
+
+    aliases = _module_aliases(trees)
     for tree in trees:
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
@@ -446,7 +477,9 @@ def _unverifiable(name: str, sources: list[str]) -> str | None:
                     while isinstance(root, ast.Attribute):
                         root = root.value
                     if isinstance(root, ast.Name) and root.id in modules:
-                        return f"an attribute of the module `{root.id}` is reassigned"
+                        module = aliases.get(root.id, root.id)
+                        if relevant is None or relevant(module):
+                            return f"an attribute of the module `{root.id}` is reassigned"
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 mods = (
                     [a.name for a in node.names]
@@ -456,9 +489,34 @@ def _unverifiable(name: str, sources: list[str]) -> str | None:
                 for m in mods:
                     if isinstance(node, ast.ImportFrom) and node.level:
                         return "a relative import is used"
-                    if m.split(".")[0] not in RULE_IMPORTS:
+                    if m.split(".")[0] not in RULE_IMPORTS and not _installed(m):
                         return f"the module `{m}` is imported"
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _installed(module: str) -> bool:
+    """Whether ``module``'s top-level package is installed in this Python environment (which
+    the grading kernel shares, read-only): found under ``sys.prefix``, not a file a notebook
+    could have written next to itself. Nothing is imported."""
+    import importlib.util
+    import sys
+
+    top = module.split(".")[0]
+    if not top.isidentifier():
+        return False
+    if top in sys.builtin_module_names:
+        return True
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return False
+    origin = getattr(spec, "origin", None) if spec is not None else None
+    if not origin or origin in ("built-in", "frozen"):
+        return spec is not None and origin in ("built-in", "frozen")
+    roots = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    where = os.path.realpath(origin)
+    return any(where.startswith(root + os.sep) for root in roots)
 
 
 RUN_TIME_CODE = "<code built at run time>"  # in answer_names: exec/eval of a non-constant
@@ -517,11 +575,20 @@ def rule_check(
     (it may include ``source``); ``name``: the answer's name (``q.name``). Cells are read as
     IPython runs them (``transform``). An answer whose binding the grader cannot follow
     (``_unverifiable``) breaks the rules too: they cannot be checked."""
-    if not q.forbidden:
+    if not has_rules(q):
         return None
     name = name or q.name
     cells = [*context, source] if source not in context else list(context)
-    why = _unverifiable(name, cells)
+    allowed = getattr(q, "allowed", None)
+    relevant = None
+    if allowed is not None and getattr(q, "assessment", "") == "derive":
+        # numbers in, numbers out: a patched module the answer may not use cannot change it
+        # (an implement question's arguments are tensors: a patched method changes them)
+
+        def relevant(module: str) -> bool:
+            return allowed.module_ok(module) or module.split(".")[0] == "builtins"
+
+    why = _unverifiable(name, cells, relevant)
     used, followed = _follow(name, source, context)
     if why is None and RUN_TIME_CODE in used:
         why = (
@@ -537,17 +604,29 @@ def rule_check(
         if bad:
             why = f"`{bad[0]}` is bound by a loop, `with`, `:=`, `del` or a `global` statement"
     if why is not None:
+        allowed = q.allowed.says if getattr(q, "allowed", None) is not None else q.todo
         return (
             f"the grader cannot check this exercise's rules on your code: {why}. Define "
-            f"`{name}` with a plain `def` and call only what the exercise allows: {q.todo}"
+            f"`{name}` with a plain `def` and call only what the exercise allows: {allowed}"
         )
+    if getattr(q, "allowed", None) is not None:
+        from .allow import allow_violation
+
+        broken = allow_violation(q.allowed, name, source, context)
+        if broken is not None:
+            return broken
     return rule_violation(q, used)
+
+
+def has_rules(q) -> bool:
+    """Whether ``q`` restricts what an answer may use (an allow-list or forbidden names)."""
+    return bool(q.forbidden) or getattr(q, "allowed", None) is not None
 
 
 def rule_violation(q: Question, used: set[str]) -> str | None:
     """The message for an answer that uses a name the question forbids (None when it keeps the
     rules). ``used``: ``names_used(fn)`` inline, ``answer_names(...)`` in batch grading."""
-    bad = sorted(n for n in q.forbidden if n in used)
+    bad = sorted(n for n in (q.forbidden or ()) if n in used)
     if not bad:
         return None
     listed = ", ".join(f"`{n}`" for n in bad)

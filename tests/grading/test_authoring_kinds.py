@@ -74,7 +74,11 @@ def test_a_value_question_judges_against_the_solution_value():
     data = authoring.check_data(q)
     assert data["cases"] == [] and "(2, 3)" not in repr(data)  # its value does not ship
     public = authoring.public_question(q.id, data)
-    assert authoring.judge_public(public, roundtrip((9, 9))).passed  # checked when graded
+    # the learner's self-check is honest: a fingerprint of the value ships, never the value
+    wrong = authoring.judge_public(public, roundtrip((9, 9)))
+    assert wrong.status == "failed" and wrong.stage == "values", wrong
+    assert authoring.judge_public(public, roundtrip((2, 3))).passed
+    assert authoring.judge_public(public, roundtrip([2, 3])).passed  # a list, as the grader
     assert authoring.judge_public(public, MISSING).status == "not_attempted"
 
 

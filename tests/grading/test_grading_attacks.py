@@ -82,7 +82,8 @@ def test_memory_bombs_are_contained(graded):
     assert qs["strides.permute"]["status"] == "error"
     assert "ran out of memory" in qs["strides.permute"]["message"]
     assert qs["strides.storage_index"]["status"] == "failed"
-    assert "MemoryError" in qs["strides.storage_index"]["message"]
+    message = qs["strides.storage_index"]["message"]  # it built an array: the rule says so
+    assert "MemoryError" in message or "`np.ones`" in message, message
     assert qs["strides.permute"]["points"] == qs["strides.storage_index"]["points"] == 0
     for qid in ("strides.contiguous", "strides.transpose", "strides.slice", "strides.expand"):
         assert qs[qid]["status"] == "passed", (qid, qs[qid])
@@ -131,7 +132,7 @@ def test_deleted_cells(graded):
     qs = questions(graded[0], "deleted")
     assert qs["strides.expand"]["status"] == "missing"
     assert qs["strides.expand"]["message"]
-    assert sum(q["points"] for q in qs.values()) == 5
+    assert sum(q["points"] for q in qs.values()) == 4  # (4.3 is a formative prediction: 0)
 
 
 def test_misconception_reaches_the_grade_file(graded):
@@ -150,7 +151,8 @@ def test_a_broken_rule_scores_zero_and_is_named(graded):
     qs = questions(out, "rule_breaker", VIEWS)
     q = qs["views.interleave"]
     assert q["status"] == "failed" and q["stage"] == "rules" and q["points"] == 0, q
-    assert "`repeat_interleave`" in q["message"] and "view and repeat only" in q["message"]
+    assert "repeat_interleave`" in q["message"] and "view and repeat" in q["message"]
+    assert "in `_spread`" in q["message"]  # the helper it went through
     assert q["misconception"] == "forbidden"
     others = [v for k, v in qs.items() if k != "views.interleave"]
     assert others and all(v["status"] == "passed" for v in others)
@@ -181,8 +183,8 @@ def test_cli_check_prints_the_verdicts(graded):
     r = _cli("check", str(path), str(rule), "--release", str(EXERCISES), "--cell-timeout", "20")
     assert r.returncode == 1, r.stderr  # questions failed: exit 1 (0 only when all pass)
     mine, theirs = r.stdout.split(f"{rule}:")
-    assert "5/6" in mine
+    assert "5/5" in mine  # 4.3 is a formative prediction (0 points), failed here
     assert "✗ strides.transpose" in mine and "✓ strides.slice" in mine
     assert "likely misconception: those are the strides a NEW contiguous tensor" in mine
-    assert "✗ views.interleave" in theirs and "`repeat_interleave`" in theirs
+    assert "✗ views.interleave" in theirs and "repeat_interleave`" in theirs
     assert "likely misconception: the exercise is to build repeat_interleave" in theirs

@@ -14,6 +14,7 @@ import tensorlab
 from tensorlab.grading import CheckFailed, check, evaluate, get
 from tensorlab.grading import inline as check_module
 from tensorlab.grading.feedback import smallest_failing_input
+from tensorlab.grading.judge import collect_function_results, judge_function
 from tensorlab.grading.questions._refs import convolve_valid, correlate_valid
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,8 +76,13 @@ def test_failure_names_the_misconception_and_hints_grow(capsys):
 
 
 def test_feedback_order_headline_misconception_input_hint():
-    def convo2d(x, k):
-        return correlate_valid(x, k)
+    def convo2d(x, k):  # cross-correlation, by loops in numpy (the exercise's rules)
+        (H, W), (M, N) = x.shape, k.shape
+        out = np.zeros((H - M + 1, W - N + 1))
+        for i in range(H - M + 1):
+            for j in range(W - N + 1):
+                out[i, j] = np.sum(x[i : i + M, j : j + N] * k)
+        return out
 
     with pytest.raises(CheckFailed) as info:
         check("conv.convo2d", convo2d)
@@ -98,8 +104,9 @@ def test_big_arrays_are_summarised_and_rows_align():
         out[..., -1, -1] += 1
         return out
 
-    q = get("channels.conv2d_loops")
-    fb = feedback_for(q, off_in_the_corner, evaluate(q, off_in_the_corner), search=False)
+    q = get("channels.conv2d_loops")  # (judged on its values: the helper is the grader's)
+    verdict = judge_function(q, collect_function_results(off_in_the_corner, q, 0), 0)
+    fb = feedback_for(q, off_in_the_corner, verdict, search=False)
     text = fb.text()
     assert len(text) < 2500, len(text)
     assert "array of shape (1, 1, 8, 8), dtype=float64" in text
@@ -153,13 +160,14 @@ def test_interleave_rule_is_enforced():
     def interleave5(x, r):  # through numpy by its usual alias
         return tensorlab.tensor(np.repeat(np.asarray(x), r))
 
-    for fn, name in ((interleave4, "repeat_interleave"), (interleave5, "numpy")):
+    for fn, name in ((interleave4, "repeat_interleave"), (interleave5, "import numpy")):
         v = evaluate("views.interleave", fn)
-        assert v.stage == "rules" and f"`{name}`" in v.message, (fn, v.message)
-    from tensorlab.grading.judge import names_in_source, rule_violation
+        assert v.stage == "rules" and name in v.message, (fn, v.message)
+        assert "Allowed: the tensor methods view and repeat" in v.message
+    from tensorlab.grading.judge import rule_check
 
     src = "def interleave(x, r):\n    return getattr(x, 'repeat_interleave')(r)\n"
-    assert rule_violation(get("views.interleave"), names_in_source(src))
+    assert "repeat_interleave" in rule_check(get("views.interleave"), src, [src])
 
 
 def test_function_feedback_shows_the_first_failing_input_and_smallest_one(capsys):

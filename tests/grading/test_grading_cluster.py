@@ -24,6 +24,7 @@ pytest.importorskip("nbclient")
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES, SOLUTIONS = ROOT / "exercises", ROOT / "solutions"
 STRIDES = "04_strides.ipynb"
+FULL = 5  # its points (4.3 is a formative prediction: 0)
 SANDBOX = "auto" if probe() is None else "none"
 
 
@@ -128,7 +129,7 @@ def test_a_local_cluster_grades_exactly_like_a_local_run(tmp_path, local_cluster
     assert (tmp_path / "dask" / "gradebook.csv").read_text() == (
         tmp_path / "local" / "gradebook.csv"
     ).read_text()
-    assert json.loads((tmp_path / "dask" / "solved.json").read_text())["score"] == 6
+    assert json.loads((tmp_path / "dask" / "solved.json").read_text())["score"] == FULL
 
 
 def test_a_worker_killed_mid_run_costs_no_notebook(tmp_path, local_cluster):
@@ -175,7 +176,7 @@ def test_a_worker_killed_mid_run_costs_no_notebook(tmp_path, local_cluster):
         (sub,) = [
             x for x in json.loads((tmp_path / "out" / f"{s}.json").read_text())["submissions"]
         ]
-        assert sub["status"] == "graded" and sub["score"] == 6, sub
+        assert sub["status"] == "graded" and sub["score"] == FULL, sub
 
 
 def _hang_once(job, manifest, settings):
@@ -225,7 +226,7 @@ def test_a_task_the_cluster_never_answers_is_submitted_again(
     (rec,) = summary["records"]
     if how == "once":
         assert Path(rec["path"] + ".stalled").exists()  # it did hang, and was not waited for
-        assert rec["status"] == "graded" and rec["score"] == 6, rec
+        assert rec["status"] == "graded" and rec["score"] == FULL, rec
         assert "attempts" not in rec  # the second task ran beside the first, not behind it:
         assert time.monotonic() - t0 < 50
     else:  # stalled twice in each of the policy's two attempts: four limits, then recorded
@@ -287,5 +288,5 @@ def test_a_worker_without_the_sandbox_records_it_per_notebook(tmp_path):
         cluster.close()
     assert len(summary["records"]) == 2
     for rec in summary["records"]:
-        assert rec["status"] == "grader_error" and rec["max_score"] == 6
+        assert rec["status"] == "grader_error" and rec["max_score"] == FULL
         assert "sandbox cannot start on worker" in rec["reason"]

@@ -318,21 +318,22 @@ TEMPLATE = "import numpy as np  # noqa: F401\n\nimport tensorlab\nx = tensorlab.
         ("ri = tensorlab.Tensor.repeat_interleave\n\n\ndef interleave(x, r):\n    return ri(x, r)\n",
          [], "repeat_interleave"),
         ("def interleave(x, r):\n    return tensorlab.tensor(np.repeat(x, r))\n", [TEMPLATE],
-         "numpy"),
-        ("def interleave(x, r):\n    import numpy\n    return numpy.repeat(x, r)\n", [], "numpy"),
+         "`import numpy`"),
+        ("def interleave(x, r):\n    import numpy\n    return numpy.repeat(x, r)\n", [],
+         "`import numpy`"),
         ("def interleave(x, r):\n    return tensorlab.tensor([v for v in x.tolist() for _ in range(r)])\n",
          [], "tolist"),
         # not defined by a def or an assignment in its cell: the whole cell counts
-        ("exec('def interleave(x, r): return x.repeat_interleave(r)')\n", [], "repeat_interleave"),
+        ("exec('def interleave(x, r): return x.repeat_interleave(r)')\n", [], "`exec`"),
     ],
 )  # fmt: skip
 def test_answer_names_find_what_the_function_uses(source, context, broken):
-    from tensorlab.grading.judge import answer_names, rule_violation
+    from tensorlab.grading.judge import rule_check
     from tensorlab.grading.registry import get
 
     q = get("views.interleave")
-    message = rule_violation(q, answer_names(q.name, source, [*context, source]))
+    message = rule_check(q, source, [*context, source])
     if broken is None:
         assert message is None
-    else:
-        assert message is not None and f"`{broken}`" in message
+    else:  # the allow-list names the construct and what is allowed
+        assert message is not None and broken in message and q.allowed.says in message

@@ -351,7 +351,7 @@ def test_moodle_export_fills_the_grading_worksheet_and_feedback_zip(term):
     }
     assert "Participant 5505: the grade cannot be changed" in r.stderr
     comments = {row[0]: row[9] for row in rows[1:]}
-    assert "strides.transpose: 0/1" in comments["Participant 5503"]
+    assert "strides.transpose: 0/0" in comments["Participant 5503"]  # a formative prediction
     assert "strides.contiguous: 1/1" in comments["Participant 5503"]
     assert comments["Participant 5503"].startswith(
         f"04_strides: {MOODLE_SCORES['Cy Young']:g}/{MAX:g} points."

@@ -9,13 +9,16 @@ import numpy as np
 import pytest
 
 from tensorlab.grading import get
+from tensorlab.grading.judge import HUGE, largest_size
 from tensorlab.grading.model import make_cases
 
 SEEDS = (0, 1, 2)
 
 
 def _cases(qid: str):
-    return [args for seed in SEEDS for args in make_cases(get(qid), seed)]
+    return [  # the hidden huge inputs of derive questions are tested in test_grading_derive
+        args for seed in SEEDS for args in make_cases(get(qid), seed) if largest_size(args) < HUGE
+    ]
 
 
 def _count(module) -> int:

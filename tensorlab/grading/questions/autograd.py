@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..allow import DERIVE
 from ..model import Expect, Misconception, Question
 from ._refs import correlate_valid, draw_ints, int_tuples, small_ints
+from ._rules import NO_AUTOGRAD
 
 NB = "06_autograd"
 
@@ -36,6 +38,8 @@ REPEAT_SOURCES = Question(
     notebook=NB,
     name="repeat_sources",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
     prompt=(
         "Write repeat_sources(n, r, interleave): for a 1-D tensor x of length n, the indices of "
         "x that x.repeat_interleave(r) (interleave=True) or x.repeat(r) (interleave=False) "
@@ -87,6 +91,9 @@ LEAF_WRITES = Question(
     notebook=NB,
     name="leaf_writes",
     kind="value",
+    assessment="predict",
+    predict="formative",
+    points=0.0,
     prompt=(
         "Each statement runs on a fresh w = tensorlab.ones(3, requires_grad=True): "
         f"{'; '.join(LEAF_STATEMENTS)}. Which run (True) and which raise RuntimeError (False)? "
@@ -202,6 +209,8 @@ NUMERICAL_GRAD = Question(
     notebook=NB,
     name="numerical_grad",
     kind="function",
+    assessment="implement",
+    allowed=NO_AUTOGRAD,
     prompt=(
         "Write numerical_grad(x, w, eps): the central-difference estimate of the gradient of "
         "loss(w) = (conv2d(x, w) ** 4).sum() (single channel, no padding, x and w 2-D float64 "
@@ -217,7 +226,6 @@ NUMERICAL_GRAD = Question(
     cases=_grad_cases,
     strategy=_grad_strategy,
     expect=Expect(rtol=1e-6, atol=1e-6),
-    forbidden=("backward", "autograd", "requires_grad_", "vjp", "jacobian"),
     misconceptions=(
         Misconception(
             "forbidden",
@@ -314,6 +322,7 @@ SGD_STEPS = Question(
     notebook=NB,
     name="sgd_steps",
     kind="function",
+    assessment="free",
     prompt=(
         "Write sgd_steps(x, y, w0, lr, steps) with tensorlab's autograd: start from the kernel "
         "w0 (a float64 array), and `steps` times compute loss = ((conv2d(x, w) - y) ** 2).mean() "
@@ -386,6 +395,8 @@ FORGOT_ZERO_GRAD = Question(
     notebook=NB,
     name="forgot_zero_grad",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
     prompt=(
         "A training loop forgot zero_grad: w = tensorlab.tensor(w0, requires_grad=True); then "
         "`steps` times: loss = (w - target) ** 2; loss.backward(); with tensorlab.no_grad(): "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..allow import DERIVE
 from ..encode import ArrayAnswer
 from ..model import Misconception, Question
 from ._refs import (
@@ -15,6 +16,7 @@ from ._refs import (
     lecture_input,
     small_ints,
 )
+from ._rules import NUMPY_ONLY
 
 NB = "03_channels_groups"
 
@@ -25,6 +27,9 @@ XCORR_ROW = Question(
     notebook=NB,
     name="predicted_row",
     kind="value",
+    assessment="predict",
+    predict="formative",
+    points=0.0,
     prompt=(
         "The lecture's test: an 8x8 input, zero except for column 4 which is all ones, and a 3x3 "
         "kernel whose every row is [1, 2, 3]. Predict the first row of conv2d's (6, 6) output "
@@ -95,7 +100,22 @@ def _judge_experiment(actual) -> str | None:
             "your experiment cannot tell them apart: conv2d and true convolution give the same "
             "output on it"
         )
+    if not _readable(x):
+        return (
+            "make an experiment you can read by hand: an input of 0s with ones on one pixel, "
+            "one row or one column only (an impulse or a line), so that conv2d's output shows "
+            "the kernel's weights in their order, flipped or not"
+        )
     return None
+
+
+def _readable(x: np.ndarray) -> bool:
+    """0s and 1s, the ones on a single pixel, row or column: what conv2d does to it can be
+    worked out by hand (random arrays prove the point without anyone seeing it)."""
+    if not np.isin(x, (0.0, 1.0)).all() or not x.any():
+        return False
+    rows, cols = np.nonzero(x)
+    return len(set(rows.tolist())) == 1 or len(set(cols.tolist())) == 1
 
 
 def _symmetric_kernel(actual, expected) -> bool:
@@ -121,10 +141,12 @@ EXPERIMENT = Question(
     notebook=NB,
     name="experiment",
     kind="value",
+    assessment="free",
     prompt=(
         "Design an experiment that proves conv2d computes cross-correlation: give a pair "
         "(input, kernel) of small 2-D arrays for which conv2d's output differs from true "
-        "convolution's."
+        "convolution's, with an input you can work through by hand: 0s, and ones on a single "
+        "pixel, row or column."
     ),
     todo="Set experiment = (input, kernel): two small 2-D arrays that tell the two operations apart.",
     judge=_judge_experiment,
@@ -207,6 +229,9 @@ WEIGHT_SHAPE = Question(
     notebook=NB,
     name="weight_shape",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((10**15, 2 * 10**15, 3, 10**15), (4 * 10**15, 6 * 10**15, (3, 5), 2 * 10**15)),
     prompt=(
         "Write weight_shape(in_channels, out_channels, kernel_size, groups): the shape of "
         "nn.Conv2d(in_channels, out_channels, kernel_size, groups=groups).weight as a tuple "
@@ -263,6 +288,9 @@ OPERATOR_COUNT = Question(
     notebook=NB,
     name="operator_count",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((10**15, 2 * 10**15, 10**15),),
     prompt=(
         "Write operator_count(in_channels, out_channels, groups): how many 2-D kernels "
         "(kH x kW operators) an nn.Conv2d layer holds."
@@ -309,6 +337,9 @@ GROUPS_LEGAL = Question(
     notebook=NB,
     name="groups_legal",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((4 * 10**15, 6 * 10**15, 2 * 10**15), (10**15, 10**15, 3)),
     prompt=(
         "Write groups_legal(in_channels, out_channels, groups): can "
         "nn.Conv2d(in_channels, out_channels, 3, groups=groups) be built (True) or does it "
@@ -378,6 +409,9 @@ SOURCES = Question(
     notebook=NB,
     name="input_channels_for",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((10**15 + 7, 3 * 10**15, 2 * 10**15, 10**15),),
     prompt=(
         "Write input_channels_for(o, in_channels, out_channels, groups): the input channels that "
         "output channel o reads, as a tuple of ints in increasing order."
@@ -483,8 +517,10 @@ CONV_LOOPS = Question(
     notebook=NB,
     name="conv2d_loops",
     kind="function",
+    assessment="implement",
+    allowed=NUMPY_ONLY,
     prompt=(
-        "Write conv2d_loops(x, w, groups) with numpy and loops: PyTorch's conv2d (stride 1, no "
+        "Write conv2d_loops(x, w, groups) with numpy only: PyTorch's conv2d (stride 1, no "
         "padding, no bias) for x of shape (N, C, H, W) and w of shape (O, C // groups, kH, kW). "
         "Return a float64 array (N, O, H - kH + 1, W - kW + 1)."
     ),
@@ -529,6 +565,9 @@ DEPTHWISE = Question(
     notebook=NB,
     name="depthwise",
     kind="value",
+    assessment="predict",
+    predict="formative",
+    points=0.0,
     prompt=(
         "nn.Conv2d(8, 16, 3, groups=8): give (the weight's shape, how many output channels each "
         "input channel feeds)."

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ..allow import DERIVE
 from ..model import Expect, Misconception, Question
 from ._refs import draw_ints, int_tuples, lecture_input
 
@@ -68,6 +69,7 @@ TO_NCHW = Question(
     notebook=NB,
     name="to_nchw",
     kind="function",
+    assessment="free",
     prompt=(
         "Write to_nchw(img): turn a 2-D numpy image (H, W) into a tensorlab tensor of shape "
         "(1, 1, H, W) that shares the image's memory and keeps its dtype."
@@ -120,6 +122,9 @@ LECTURE_UNSQUEEZE = Question(
     notebook=NB,
     name="lecture_shape",
     kind="value",
+    assessment="predict",
+    predict="formative",
+    points=0.0,
     prompt=(
         "The lecture writes `tensor_arr = torch.unsqueeze(tsr_arr, 0)` twice, both times on "
         "tsr_arr of shape (8, 8). What is tensor_arr.shape afterwards?"
@@ -191,6 +196,7 @@ REPACK = Question(
     notebook=NB,
     name="repack",
     kind="function",
+    assessment="free",
     prompt=(
         "Images often arrive channels-last: a uint8 numpy array (N, H, W, C). Write "
         "repack(batch) returning a float32 tensorlab tensor (N, C, H, W) with the same pixel "
@@ -243,6 +249,9 @@ KERNEL_SPEC = Question(
     notebook=NB,
     name="weight_shape_3_128",
     kind="value",
+    assessment="predict",
+    predict="formative",
+    points=0.0,
     prompt="What is the shape of nn.Conv2d(3, 128, 5).weight?",
     todo="Set weight_shape_3_128 to the weight's shape as a tuple.",
     reference=lambda: (128, 3, 5, 5),
@@ -313,6 +322,9 @@ OUTPUT_SIZE = Question(
     notebook=NB,
     name="conv_output_size",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((10**15, 7, 3, 2, 2),),
     prompt=(
         "Write conv_output_size(size, kernel_size, stride, padding, dilation): the output length "
         "of conv2d along one axis, as an int."
@@ -402,6 +414,9 @@ SHAPE_A = Question(
     notebook=NB,
     name="conv2d_shape",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=(((2, 3, 10**9, 10**9), (8, 3, 5, 5), 2, 1),),
     prompt=(
         "Write conv2d_shape(x_shape, w_shape, stride, padding): the shape of "
         "F.conv2d(x, w, stride=stride, padding=padding) for x of shape x_shape (N, C, H, W) and "
@@ -454,6 +469,9 @@ SHAPE_B = Question(
     notebook=NB,
     name="shape_b",
     kind="value",
+    assessment="predict",
+    predict="formative",
+    points=0.0,
     prompt=(
         "x has shape (1, 4, 10, 12) and w has shape (6, 2, 3, 3). What is the shape of "
         "conv2d(x, w, groups=2, stride=(1, 3), padding=(1, 2), dilation=2)?"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..allow import DERIVE
 from ..model import Expect, Misconception, Question
 from ._refs import (
     convolve_full,
@@ -18,6 +19,7 @@ from ._refs import (
     lecture_kernel,
     small_ints,
 )
+from ._rules import NUMPY_ONLY, WITH_CONV2D
 
 NB = "01_convolution"
 
@@ -56,6 +58,8 @@ CONVO2D = Question(
     notebook=NB,
     name="convo2d",
     kind="function",
+    assessment="implement",
+    allowed=NUMPY_ONLY,
     prompt=(
         "Write convo2d(input, kernel): the 2-D convolution of a float64 array with a smaller "
         "kernel by its definition (flip the kernel, slide it over every valid position, sum the "
@@ -146,6 +150,9 @@ VALID_SHAPE = Question(
     notebook=NB,
     name="valid_shape",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=(((10**9, 10**9), (3, 5)),),
     prompt=(
         "Write valid_shape(image_shape, kernel_shape): the shape of convo2d's output for an "
         "image of shape (H, W) and a kernel of shape (M, N), as a tuple (rows, columns). The "
@@ -196,6 +203,9 @@ SCIPY_SHAPES = Question(
     notebook=NB,
     name="scipy_shapes",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=(((10**9, 10**9), (4, 6)),),
     prompt=(
         "Write scipy_shapes(image_shape, kernel_shape): the output shapes of "
         "scipy.signal.convolve2d for mode='full', mode='same' and mode='valid', as a tuple of "
@@ -246,6 +256,9 @@ PADDING_MODES = Question(
     notebook=NB,
     name="padding_modes",
     kind="value",
+    assessment="predict",
+    predict="formative",
+    points=0.0,
     prompt=(
         "The row [1, 2, 3, 4, 5] was padded by 2 on each side four times: A, B, C and D. Which "
         "nn.Conv2d padding_mode produced each? Answer with PyTorch's names."
@@ -313,6 +326,8 @@ FULL_WITH_CONV2D = Question(
     notebook=NB,
     name="full_convolve",
     kind="function",
+    assessment="implement",
+    allowed=WITH_CONV2D,
     prompt=(
         "Write full_convolve(x, k) with tensorlab.nn.functional.conv2d so that it returns "
         "exactly scipy.signal.convolve2d(x, k, mode='full') for 2-D float64 arrays x and k: "
@@ -387,6 +402,9 @@ SAME_PADDING = Question(
     notebook=NB,
     name="same_padding",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((10**9 + 1, 3),),
     prompt=(
         "Write same_padding(kernel_size, dilation): the padding (per side) that keeps an image's "
         "size with a square kernel of odd size kernel_size, this dilation and stride 1, as an "

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..allow import DERIVE
 from ..model import Misconception, Question
 from ._refs import draw_ints, int_tuples, small_ints
+from ._rules import IM2COL
 
 NB = "07_strided_conv"
 
@@ -55,6 +57,9 @@ WINDOWS = Question(
     notebook=NB,
     name="windows_layout",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((10**9, 10**9, 3, 3, 2),),
     prompt=(
         "x = tensorlab.arange(H * W).view(H, W) (contiguous). Its sliding windows for a "
         "(kH, kW) kernel and this stride, as a view, are x.unfold(0, kH, stride).unfold(1, kW, "
@@ -123,6 +128,9 @@ UNFOLD_SHAPE = Question(
     notebook=NB,
     name="unfold_shape",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=(((2, 3, 10**9, 10**9), 3, 2, 1),),
     prompt=(
         "Write unfold_shape(x_shape, kernel_size, stride, padding): the shape of "
         "F.unfold(x, kernel_size, stride=stride, padding=padding) (im2col) for x of shape "
@@ -244,6 +252,8 @@ CONV_VIA_UNFOLD = Question(
     notebook=NB,
     name="conv2d_via_unfold",
     kind="function",
+    assessment="implement",
+    allowed=IM2COL,
     prompt=(
         "Write conv2d_via_unfold(x, w, stride, padding, groups) the way lesson 14 builds "
         "conv2d: cut every window out of the zero-padded input (im2col), multiply by the "
@@ -261,7 +271,6 @@ CONV_VIA_UNFOLD = Question(
     reference=conv2d_general,
     cases=_conv_unfold_cases,
     strategy=_conv_unfold_strategy,
-    forbidden=CONVOLUTIONS,
     misconceptions=(
         Misconception(
             "forbidden",
@@ -324,6 +333,9 @@ CONV_COST = Question(
     notebook=NB,
     name="conv_cost",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((3, 2 * 10**12, 4 * 10**12, 3, 10**12, 5, 7),),
     prompt=(
         "Write conv_cost(n, c_in, c_out, k, groups, h_out, w_out) for nn.Conv2d(c_in, c_out, k, "
         "groups=groups) (with its bias) applied to a batch of n images giving (n, c_out, h_out, "
@@ -388,10 +400,15 @@ CHANNELS_LAST = Question(
     notebook=NB,
     name="channels_last_strides",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=(((2, 3, 10**9, 10**9),),),
     prompt=(
-        "Write channels_last_strides(shape): x has shape (N, C, H, W); return "
-        "x.contiguous(memory_format=torch.channels_last).stride() - the same shape and values, "
-        "stored pixel by pixel with the C channels of a pixel side by side."
+        "Write channels_last_strides(shape): the strides of a tensor of shape (N, C, H, W) in "
+        "the channels_last memory format, torch.empty(shape, memory_format=torch.channels_last)"
+        ".stride(): the same shape and values, stored pixel by pixel with the C channels of a "
+        "pixel side by side. (x.contiguous(memory_format=torch.channels_last) returns x itself "
+        "when x already counts as channels_last-contiguous: C == 1 or H == W == 1.)"
     ),
     todo=(
         "Write channels_last_strides: in memory the order is N, H, W, C; the strides are "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..allow import DERIVE
 from ..model import Misconception, Question
 from ._refs import draw_ints, int_tuples
 
@@ -51,6 +52,9 @@ CONTIGUOUS = Question(
     notebook=NB,
     name="contiguous_strides",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=(((10**9, 10**9, 3),),),
     prompt=(
         "Write contiguous_strides(shape): the strides (in elements) of a fresh, contiguous "
         "tensor of that shape, as a tuple."
@@ -120,6 +124,9 @@ STORAGE_INDEX = Question(
     notebook=NB,
     name="storage_index",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=(((5, 7), (10**12, 3), 10**13),),
     prompt=(
         "Write storage_index(index, stride, offset): the position in the storage of the element "
         "t[index] of a tensor with these strides and storage offset."
@@ -162,6 +169,9 @@ TRANSPOSE = Question(
     notebook=NB,
     name="transposed_layout",
     kind="value",
+    assessment="predict",
+    predict="formative",
+    points=0.0,
     prompt=(
         "x = tensorlab.arange(24).view(2, 3, 4); y = x.transpose(0, 2). Give (y.shape, "
         "y.stride(), y.storage_offset())."
@@ -217,6 +227,9 @@ PERMUTE = Question(
     notebook=NB,
     name="permuted_layout",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=(((10**9, 10**9, 2), (2, 0, 1)),),
     prompt=(
         "Write permuted_layout(shape, dims): for x = tensorlab.arange(n).view(shape) and "
         "y = x.permute(*dims), return (y.shape, y.stride(), y.storage_offset())."
@@ -299,6 +312,9 @@ SLICE = Question(
     notebook=NB,
     name="sliced_layout",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=(((4, 10**9, 10**9), 1, 5, 7),),
     prompt=(
         "Write sliced_layout(shape, index, start, step): for a 3-D x = "
         "tensorlab.arange(n).view(shape) and y = x[index, :, start::step], return (y.shape, "
@@ -358,6 +374,9 @@ EXPAND = Question(
     notebook=NB,
     name="expanded",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((10**15, 10**15),),
     prompt=(
         "Write expanded(n, rows): for a = tensorlab.arange(n).view(1, n) and "
         "b = a.expand(rows, n), return (b.stride(), b.is_contiguous())."

@@ -8,7 +8,9 @@ import math
 
 import numpy as np
 
+from ..allow import DERIVE
 from ..model import Expect, Misconception, Question
+from ._rules import NUMPY_ONLY
 
 NB = "09_tiny_cnn"
 
@@ -86,6 +88,9 @@ IN_FEATURES = Question(
     notebook=NB,
     name="in_features",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((3, 10**9, 10**9, (("conv", 8, 5, 2, 1), ("pool", 2, 2))),),
     prompt=(
         "Write in_features(c, h, w, layers): the in_features of the nn.Linear that follows "
         "x.view(batch, -1) after a stack of layers applied to images of shape (c, h, w); "
@@ -161,6 +166,7 @@ FLATTEN = Question(
     notebook=NB,
     name="flatten_for_linear",
     kind="function",
+    assessment="free",
     prompt=(
         "Write flatten_for_linear(x): x is a batch of feature maps (N, C, H, W). Return the "
         "(N, C * H * W) matrix nn.Linear needs, each row one sample in (C, H, W) order, as a "
@@ -248,6 +254,9 @@ MISMATCH = Question(
     notebook=NB,
     name="mismatch_shapes",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((2, 3, 10**9, 10**9, 10, 4, "batch"),),
     prompt=(
         "A batch x of feature maps (batch, c, h, w) goes into nn.Linear(in_features, "
         "out_features) after a flatten that may be wrong: flatten is 'batch' "
@@ -333,6 +342,9 @@ COUNT_PARAMS = Question(
     notebook=NB,
     name="count_parameters",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((1, 10**8, 10**8, (("conv", 2, 3, 1, 1), ("pool", 2, 2), ("linear", 10))),),
     prompt=(
         "Write count_parameters(c, h, w, layers): sum(p.numel() for p in model.parameters()) "
         f"for a tiny CNN on (c, h, w) images; {LAYERS_DOC}, followed by ('linear', "
@@ -418,6 +430,8 @@ CROSS_ENTROPY = Question(
     notebook=NB,
     name="cross_entropy",
     kind="function",
+    assessment="implement",
+    allowed=NUMPY_ONLY,
     prompt=(
         "Write cross_entropy(logits, targets) with numpy: what F.cross_entropy(logits, "
         "targets) returns for a float64 array of logits (N, classes) and a tuple of N class "
@@ -433,15 +447,6 @@ CROSS_ENTROPY = Question(
     cases=_ce_cases,
     strategy=_ce_strategy,
     expect=Expect(rtol=1e-6, atol=1e-9),
-    forbidden=(
-        "tensorlab",
-        "torch",
-        "scipy",
-        "cross_entropy",
-        "nll_loss",
-        "CrossEntropyLoss",
-        "NLLLoss",
-    ),
     misconceptions=(
         Misconception(
             "forbidden",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..allow import DERIVE
 from ..model import Expect, Misconception, Question
 from ._refs import draw_ints, int_tuples
 
@@ -82,6 +83,9 @@ DECODER_PADDING = Question(
     notebook=NB,
     name="decoder_output_padding",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((10**15, ((3, 2, 1, 1), (5, 3, 2, 1))),),
     prompt=(
         "An encoder applies conv layers to a length `size` along one axis: layers is a tuple "
         "of (kernel_size, stride, padding, dilation), first layer first. A decoder mirrors it "
@@ -160,6 +164,9 @@ POOL_SIZE = Question(
     notebook=NB,
     name="pool_output_size",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((10**15 + 3, 4, 3, 1, True),),
     prompt=(
         "Write pool_output_size(size, kernel_size, stride, padding, ceil_mode): the output "
         "length of F.max_pool2d along one axis (dilation 1), as an int. ceil_mode is a bool."
@@ -255,6 +262,8 @@ AVG_BORDER = Question(
     notebook=NB,
     name="avg_pool_border",
     kind="function",
+    assessment="implement",
+    allowed=DERIVE,
     prompt=(
         "Write avg_pool_border(values, kernel_size, padding, count_include_pad): "
         "F.avg_pool1d(x, kernel_size, stride=1, padding=padding, "
@@ -270,18 +279,6 @@ AVG_BORDER = Question(
     cases=_avg_cases,
     strategy=_avg_strategy,
     expect=Expect(rtol=1e-6, atol=1e-6),
-    forbidden=(
-        "avg_pool1d",
-        "avg_pool2d",
-        "avg_pool3d",
-        "AvgPool1d",
-        "AvgPool2d",
-        "AvgPool3d",
-        "adaptive_avg_pool1d",
-        "AdaptiveAvgPool1d",
-        "uniform_filter",
-        "uniform_filter1d",
-    ),
     misconceptions=(
         Misconception(
             "forbidden",
@@ -321,6 +318,8 @@ def _receptive_field(layers):
 
 def _touched(layers):
     """How many distinct input pixels one output pixel reads (the holes left out)."""
+    if any(k > 10**6 for k, s, d in layers):  # the hidden huge input: one dense layer first,
+        return _receptive_field(layers)  # then strides 2 > 1 apart at most: no holes
     offsets, jump = {0}, 1
     for k, s, d in layers:
         offsets = {o + t * d * jump for o in offsets for t in range(k)}
@@ -351,6 +350,9 @@ RECEPTIVE_FIELD = Question(
     notebook=NB,
     name="receptive_field",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((((10**9, 1, 1), (3, 2, 1)),),),
     prompt=(
         "Write receptive_field(layers): layers is a tuple of (kernel_size, stride, dilation) "
         "for a stack of conv or pooling layers along one axis, first layer first. Return the "

@@ -6,7 +6,9 @@ import math
 
 import numpy as np
 
+from ..allow import DERIVE
 from ..model import Expect, Misconception, Question
+from ._rules import VIEW_REPEAT
 
 NB = "05_views"
 
@@ -120,6 +122,9 @@ VIEW_WORKS = Question(
     notebook=NB,
     name="view_works",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=(((10**9, 10**9), (1, 10**9), (10**18,)), ((10**9, 10**9), (10**9, 1), (10**18,))),
     prompt=(
         "Write view_works(shape, stride, new_shape): does t.view(new_shape) succeed (True) or "
         "raise (False) for a tensor t with this shape and these strides? new_shape has the same "
@@ -176,6 +181,9 @@ CONTIGUOUS_FLAGS = Question(
     notebook=NB,
     name="is_contiguous_layout",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=(((10**9, 10**9), (10**9, 1)), ((10**9, 1, 10**9), (10**9, 5, 1))),
     prompt=(
         "Write is_contiguous_layout(shape, stride): what .is_contiguous() returns for a tensor "
         "with this shape and these strides (a bool). The grader draws layouts of its own."
@@ -261,6 +269,7 @@ FLATTEN_HW = Question(
     notebook=NB,
     name="flatten_hw",
     kind="function",
+    assessment="free",
     prompt=(
         "Write flatten_hw(x): x has shape (N, C, H, W) (not necessarily contiguous, but each "
         "(H, W) image is stored row by row). Return shape (N, C, H * W) WITHOUT copying: the "
@@ -329,6 +338,9 @@ SHARE_STORAGE = Question(
     notebook=NB,
     name="shares_with_a",
     kind="value",
+    assessment="predict",
+    predict="formative",
+    points=0.0,
     prompt=(
         "After " + "; ".join(SHARE_CONTEXT) + " - which of b ... i share a's storage? "
         "A tuple of names."
@@ -416,6 +428,8 @@ INTERLEAVE = Question(
     notebook=NB,
     name="interleave",
     kind="function",
+    assessment="implement",
+    allowed=VIEW_REPEAT,
     prompt=(
         "Write interleave(x, r) for a 1-D tensor x: the same result as x.repeat_interleave(r) "
         "(each element r times in a row), using only view and repeat."
@@ -425,7 +439,6 @@ INTERLEAVE = Question(
     cases=_interleave_cases,
     strategy=_interleave_strategy,
     expect=Expect(arrays=("tensor",)),
-    forbidden=("repeat_interleave", "numpy", "tolist", "from_numpy"),
     misconceptions=(
         Misconception(
             "forbidden",

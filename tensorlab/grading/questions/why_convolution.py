@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..allow import DERIVE
 from ..model import Expect, Misconception, Question
 from ._refs import draw_ints, int_tuples, small_ints
 
@@ -35,6 +36,9 @@ DENSE_VS_CONV = Question(
     notebook=NB,
     name="dense_vs_conv_params",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((3, 3, 10**4, 10**4, 3),),
     prompt=(
         "Write dense_vs_conv_params(c_in, c_out, h, w, k): nn.Conv2d(c_in, c_out, k, "
         "padding=k // 2) maps a (c_in, h, w) image to a (c_out, h, w) map (k is odd). An "
@@ -120,6 +124,7 @@ SHIFTED = Question(
     notebook=NB,
     name="shifted_feature_map",
     kind="function",
+    assessment="free",
     prompt=(
         "y = F.conv2d(F.pad(x, (p, p, p, p), mode='circular'), w, stride=stride) is the feature "
         "map of an image x whose height and width are multiples of stride, for an odd k x k "
@@ -180,6 +185,9 @@ STACK_VS_SINGLE = Question(
     notebook=NB,
     name="stack_vs_single",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((10**8, 5),),
     prompt=(
         "Write stack_vs_single(c, n): n stacked nn.Conv2d(c, c, 3, bias=False) layers (stride "
         "1, with ReLUs between them) against one nn.Conv2d(c, c, K, bias=False) whose K x K "
@@ -294,6 +302,9 @@ ACTIVATION_BYTES = Question(
     notebook=NB,
     name="activation_bytes",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((2, 3, 10**8, 10**8, (("conv", 4, 3, 1, 1), ("relu",), ("pool", 2, 2))),),
     prompt=(
         "Write activation_bytes(n, c, h, w, layers): a batch of n float32 images of shape "
         f"(c, h, w) goes through a stack of layers; {LAYERS_DOC}. Return the memory, in bytes, "
@@ -370,6 +381,9 @@ ADAPTIVE_IN_FEATURES = Question(
     notebook=NB,
     name="adaptive_in_features",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=((3, 10**9, 10**9, (("conv", 8, 3, 2, 1), ("pool", 2, 2)), 4),),
     prompt=(
         "Write adaptive_in_features(c, h, w, layers, output_size): images of shape (c, h, w) go "
         f"through a stack of layers ({LAYERS_DOC}), then nn.AdaptiveAvgPool2d(output_size), "
@@ -431,6 +445,9 @@ POOLED_SHAPE = Question(
     notebook=NB,
     name="pooled_shape",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
+    huge=(((2, 3, 10**9, 10**9), 3, 2),),
     prompt=(
         "Write pooled_shape(shape, kernel_size, stride): the shape of F.max_pool2d(x, "
         "kernel_size, stride=stride) for x of shape (N, C, H, W) (no padding, no ceil_mode), "
@@ -520,6 +537,8 @@ OVERLAPPING_POOL = Question(
     notebook=NB,
     name="overlapping_max_pool",
     kind="function",
+    assessment="implement",
+    allowed=DERIVE,
     prompt=(
         "Write overlapping_max_pool(values, kernel_size, stride) without PyTorch's pooling "
         "functions: what F.max_pool1d(x, kernel_size, stride=stride) gives for the 1-D signal "
@@ -534,7 +553,6 @@ OVERLAPPING_POOL = Question(
     cases=_mp_cases,
     strategy=_mp_strategy,
     expect=Expect(rtol=1e-9, atol=1e-9),
-    forbidden=("max_pool1d", "max_pool2d", "MaxPool1d", "MaxPool2d", "adaptive_max_pool1d"),
     misconceptions=(
         Misconception(
             "forbidden",
@@ -599,6 +617,8 @@ STAMP_COUNTS = Question(
     notebook=NB,
     name="stamp_counts",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
     prompt=(
         "A 1-D transposed convolution with stride s stamps its kernel of size k once per input "
         "value, s positions apart. Write stamp_counts(n, k, s) without PyTorch's transposed "
@@ -613,7 +633,6 @@ STAMP_COUNTS = Question(
     reference=_stamps,
     cases=_stamp_cases,
     strategy=lambda: int_tuples((1, 4), (1, 4), (1, 3)),
-    forbidden=("conv_transpose1d", "conv_transpose2d", "ConvTranspose1d", "ConvTranspose2d"),
     misconceptions=(
         Misconception(
             "forbidden",
@@ -689,6 +708,8 @@ PHASE_SUMS = Question(
     notebook=NB,
     name="interior_pattern",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
     prompt=(
         "Write interior_pattern(w, s) without PyTorch's transposed convolutions: w is a 1-D "
         "kernel (a tuple of floats) and s a stride. Far from the border, "
@@ -705,7 +726,6 @@ PHASE_SUMS = Question(
     cases=_phase_cases,
     strategy=_phase_strategy,
     expect=Expect(rtol=1e-9, atol=1e-9),
-    forbidden=("conv_transpose1d", "conv_transpose2d", "ConvTranspose1d", "ConvTranspose2d"),
     misconceptions=(
         Misconception(
             "forbidden",
@@ -752,6 +772,8 @@ BILINEAR_TAPS = Question(
     notebook=NB,
     name="bilinear_taps",
     kind="function",
+    assessment="derive",
+    allowed=DERIVE,
     prompt=(
         "d2l's bilinear_kernel(c, c, kernel_size) (lesson 18) puts the outer product of a 1-D "
         "tent with itself on the diagonal of the weight. Write bilinear_taps(kernel_size): that "
