@@ -394,9 +394,9 @@ def main() -> None:
                 try:
                     result = value(*args)
                 except exc_types as e:
-                    clear_tb(e, None)
                     state["phase"] = None
-                    items.append(encode_raised(e))
+                    items.append(encode_raised(e))  # reads the learner's cell frame first
+                    clear_tb(e, None)
                     continue
                 except BaseException as e:  # noqa: BLE001
                     clear_tb(e, None)

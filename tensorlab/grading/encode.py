@@ -293,7 +293,8 @@ def encode_raised(exc: BaseException) -> dict:
 
 def _cell_frame(exc: BaseException) -> dict:
     """Where in a notebook cell ``exc`` was raised: the deepest frame whose code came from a
-    cell (IPython names those files ``.../ipykernel_<pid>/<n>.py`` or ``<ipython-input-...>``):
+    cell (IPython names those files ``.../ipykernel_<pid>/<n>.py`` or ``<ipython-input-...>``;
+    the answer process ``<cell i>``):
     ``{"line": line in the cell, "function": its name, "first": its first line}``, else {}.
     Read through the C-level attributes only (no learner ``__getattr__`` or ``__str__`` runs);
     the grader maps the line to the source it spliced in, so nothing here is trusted."""
@@ -304,7 +305,9 @@ def _cell_frame(exc: BaseException) -> dict:
             break
         code = _tb_frame(tb).f_code
         name = code.co_filename
-        if _type(name) is str and ("ipykernel_" in name or name.startswith("<ipython-input")):
+        if _type(name) is str and (
+            "ipykernel_" in name or name.startswith(("<ipython-input", "<cell "))
+        ):
             lineno = _tb_lineno(tb)
             if _type(lineno) is int and _type(code.co_name) is str:
                 found = {
