@@ -123,9 +123,27 @@ def answer_sources(fn, qname: str) -> tuple[str, list[str], str] | None:
         tree = _parse(text)
         if tree is None:
             return None
+        if getattr(f, "__name__", "") == "<lambda>":  # check("id", lambda ...): the lambda only
+            own = _lambda_source(text, tree, code.co_firstlineno)
+            if own is not None:
+                return f"{LAMBDA_NAME} = {own}\n", context, LAMBDA_NAME
         name = qname if qname in _top_level(tree) else getattr(f, "__name__", qname)
         return text, context, name
     return None
+
+
+LAMBDA_NAME = "_answer_lambda"
+
+
+def _lambda_source(text: str, tree, line: int) -> str | None:
+    """The source of the one lambda that starts on ``line`` of a cell (its rules are read on
+    it alone, not on the ``tensorlab.check(...)`` call around it), else None."""
+    import ast
+
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == line]
+    if len(found) != 1:
+        return None
+    return ast.get_source_segment(text, found[0])
 
 
 def lookup(qid: str) -> Question:

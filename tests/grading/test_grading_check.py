@@ -314,3 +314,16 @@ def test_counterexample_search_stops_tidily_when_out_of_time():
     for budget in (0.0, 0.05, 0.3):
         c = smallest_failing_input(q, flipped, budget_s=budget)
         assert c is None or c.message.startswith("values differ")
+
+
+def test_a_lambda_given_to_check_is_read_alone():
+    """``tensorlab.check("id", lambda ...)``: the rules read the lambda, not the call around it
+    (the call's own ``tensorlab.check`` is not the learner's answer)."""
+    import ast
+
+    from tensorlab.grading.inline import _lambda_source
+
+    cell = 'import tensorlab\ntensorlab.check("conv.valid_shape", lambda i, k: (i[0] - k[0] + 1,\n i[1]))\n'
+    assert _lambda_source(cell, ast.parse(cell), 2) == "lambda i, k: (i[0] - k[0] + 1,\n i[1])"
+    two = "f, g = lambda x: x, lambda y: y\n"
+    assert _lambda_source(two, ast.parse(two), 1) is None  # which one is ambiguous: whole cell
