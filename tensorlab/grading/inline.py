@@ -119,6 +119,9 @@ def answer_sources(fn, qname: str) -> tuple[str, list[str], str] | None:
         from .rules import _parse, _top_level, latest_cells
 
         context = latest_cells([h for h in history if isinstance(h, str) and h.strip()])
+        imports = _module_imports(getattr(shell, "user_ns", {}))
+        if imports:  # cells run without history (nbval, some front ends): the live modules
+            context = [imports, *context]
 
         tree = _parse(text)
         if tree is None:
@@ -133,6 +136,21 @@ def answer_sources(fn, qname: str) -> tuple[str, list[str], str] | None:
 
 
 LAMBDA_NAME = "_answer_lambda"
+
+
+def _module_imports(ns: dict) -> str:
+    """``import numpy as np`` lines for the names of ``ns`` bound to modules: what they are
+    when the cells that imported them are not in the input history (it is not kept when a
+    front end runs cells with ``store_history=False``, as nbval does)."""
+    import types
+
+    lines = []
+    for name, value in list(ns.items()):
+        if isinstance(value, types.ModuleType) and name.isidentifier() and not name.startswith("_"):
+            module = getattr(value, "__name__", None)
+            if isinstance(module, str) and all(p.isidentifier() for p in module.split(".")):
+                lines.append(f"import {module} as {name}" if module != name else f"import {name}")
+    return "\n".join(sorted(lines))
 
 
 def _lambda_source(text: str, tree, line: int) -> str | None:

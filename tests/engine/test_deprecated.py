@@ -73,7 +73,16 @@ def _run(lib, code, env=None):
     ],
 )
 def test_matches_torch_with_its_warnings(torch, code):
-    assert _run(tl, code) == _run(torch, code)
+    (ours, w_ours), (theirs, w_theirs) = _run(tl, code), _run(torch, code)
+    assert ours == theirs
+    # the deprecation warnings both give; another warning-once of either library may have fired
+    # earlier in this process (it depends on the order the suite runs in)
+    assert _deprecations(w_ours) == _deprecations(w_theirs)
+
+
+def _deprecations(ws):
+    words = ("deprecat", "removed", "no longer", "will be")
+    return [w for w in ws if any(k in w[1].lower() for k in words)]
 
 
 def test_type_as_returns_self_when_the_dtype_is_the_same(torch):

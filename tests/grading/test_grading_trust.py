@@ -230,7 +230,12 @@ def test_an_attack_earns_nothing_and_is_named(graded, student):
     # the notebook's other (honest, right) answers are graded as usual (but a question with
     # rules reads the whole notebook: there, the attack's code breaks them)
     others = [q for qid, q in qs.items() if qid not in replace and qid != "views.interleave"]
-    assert others and all(q["status"] == "passed" for q in others), (student, qs)
+    # a notebook cell the rules cannot follow costs the rule-bearing questions too (issue 33),
+    # with the rules' message; every other question still passes
+    assert others and all(
+        q["status"] == "passed" or (q["stage"] == "rules" and "cannot check" in q["message"])
+        for q in others
+    ), (student, qs)
 
 
 def test_ordinary_library_features_are_not_flagged(graded):
