@@ -119,9 +119,9 @@ def answer_sources(fn, qname: str) -> tuple[str, list[str], str] | None:
         from .rules import _parse, _top_level, latest_cells
 
         context = latest_cells([h for h in history if isinstance(h, str) and h.strip()])
-        imports = _module_imports(getattr(shell, "user_ns", {}))
-        if imports:  # cells run without history (nbval, some front ends): the live modules
-            context = [imports, *context]
+        if not context:  # cells run without history (nbval, some front ends): the live modules
+            imports = _module_imports(getattr(shell, "user_ns", {}))
+            context = [imports] if imports else []
 
         tree = _parse(text)
         if tree is None:
