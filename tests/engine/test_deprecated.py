@@ -77,7 +77,9 @@ def test_matches_torch_with_its_warnings(torch, code):
     assert ours == theirs
     # the deprecation warnings both give; another warning-once of either library may have fired
     # earlier in this process (it depends on the order the suite runs in)
-    assert _deprecations(w_ours) == _deprecations(w_theirs)
+    theirs_said = _deprecations(w_theirs)
+    # torch says some of these once a process (chain_matmul): then only ours may say it
+    assert _deprecations(w_ours) == theirs_said or (not theirs_said and "chain_matmul" in code)
 
 
 def _deprecations(ws):

@@ -221,6 +221,8 @@ def test_an_attack_earns_nothing_and_is_named(graded, student):
     for qid in replace:
         q = qs[qid]
         assert q["points"] == 0, (student, q)
+        if q["max_points"] == 0:  # a formative (predict) question since issue 33: nothing to earn
+            continue
         assert q["status"] == "failed", (student, q)
         if words is not None:
             text = _message(q)

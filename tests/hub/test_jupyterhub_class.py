@@ -257,7 +257,6 @@ def _run_in_kernel(hub: Hub, name: str, codes: list[str]) -> list[list[dict]]:
     """Run ``codes`` one after another in a new kernel of ``name``'s server (over its websocket,
     through the proxy, as JupyterLab does); returns each cell's outputs; the kernel is shut down."""
     from tornado.httpclient import HTTPRequest
-    from tornado.ioloop import IOLoop
     from tornado.websocket import websocket_connect
 
     r = hub.api("POST", f"/user/{name}/api/kernels", json={"name": "python3"})
@@ -310,7 +309,13 @@ def _run_in_kernel(hub: Hub, name: str, codes: list[str]) -> list[list[dict]]:
         return results
 
     try:
-        return IOLoop.current().run_sync(run, timeout=600)
+        # a loop of its own, in a thread of its own: nothing of it stays set in this worker's
+        # main thread (Playwright's sync API, used by other tests here, refuses a set loop)
+        import asyncio
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(1) as pool:
+            return pool.submit(lambda: asyncio.run(asyncio.wait_for(run(), 600))).result()
     finally:
         hub.api("DELETE", f"/user/{name}/api/kernels/{kernel}")
 
