@@ -13,15 +13,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .rebuild import ExecCell
-    from .release import QuestionInfo
-
-
-def harness_source(nonce: str, qid: str, info: QuestionInfo, payload: str) -> str:
-    return (
-        "import tensorlab.grading._harness as _tl_harness\n"
-        f"_tl_harness.respond({nonce!r}, {qid!r}, {info.name!r}, {info.kind!r}, "
-        f"{payload!r})"
-    )
 
 
 def payload(q, seed: int) -> str:
@@ -32,39 +23,6 @@ def payload(q, seed: int) -> str:
         return "{}"
     cases = [encode_args(args)[0] for args in make_cases(q, seed)]
     return json.dumps({"cases": cases})
-
-
-def answer_from(outputs: list, nonce: str, qid: str, key: str):
-    """The answer the harness published for ``qid`` in this cell: only a body signed with the
-    notebook's ``key`` counts (see ``_harness``). None when there is none; ``{"t": "tampered"}``
-    when the only answers there are unsigned or wrongly signed (a forged or altered answer)."""
-    import hmac
-
-    from ._harness import MIME, sign
-
-    found = forged = None
-    for out in outputs:
-        data = out.get("data", {}) if out.get("output_type") == "display_data" else {}
-        msg = data.get(MIME) if isinstance(data, dict) else None
-        if msg is None:
-            continue
-        body = msg.get("body") if isinstance(msg, dict) else None
-        sig = msg.get("sig") if isinstance(msg, dict) else None
-        if not (isinstance(body, str) and isinstance(sig, str)):
-            forged = True
-            continue
-        if not hmac.compare_digest(sign(key, body), sig):
-            forged = True
-            continue
-        try:
-            msg = json.loads(body)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(msg, dict) and msg.get("nonce") == nonce and msg.get("qid") == qid:
-            found = msg.get("answer")
-    if found is None and forged:
-        return {"t": "tampered", "what": "an answer the grading harness did not sign"}
-    return found
 
 
 def judge_answer(q, answer, seed: int):
