@@ -1,8 +1,7 @@
-"""Stage 4, judge (batch): what the kernel is asked, and how its answer becomes a record.
+"""Stage 4, judge (batch): what the answer process is asked, and how its answer becomes a record.
 
-For each question one harness cell asks the kernel for the answer only (functions are called on
-grader-chosen public and hidden random inputs); values come back as JSON (``encode``), never
-pickle. The grader judges them in its own process (``judge``) against references the kernel
+For each question the answer process (``answers``/``_answers``) is given the grader-chosen public
+and hidden inputs (``payload``); values come back as signed JSON (``encode``), never pickle. The grader judges them in its own process (``judge``) against references the kernel
 never sees, and a rule (``forbidden`` names) is checked on the source the grader spliced in.
 """
 
