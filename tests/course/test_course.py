@@ -298,7 +298,8 @@ PLANNED = {"14_convolution_as_strided_view", "15_transposed_conv_and_pooling", "
 # Lessons whose row the coordinator adds to lesson 00's map when merging their branch (lesson 00
 # belongs to the coordinator): they may be missing from the map until then. Empty this set once
 # the map lists them.
-AWAITING_MAP: set[str] = {"21_subpixel_invariance_kernels_backward"}  # lessons written before lesson 00 lists them
+# lessons written before lesson 00 lists them:
+AWAITING_MAP: set[str] = {"21_subpixel_invariance_kernels_backward"}
 
 
 def test_start_here_maps_every_lesson():
