@@ -242,8 +242,8 @@ SHUFFLE_VIEWS = Question(
     allowed=VIEW_PERMUTE,
     prompt=(
         "Write pixel_shuffle_views(x, r) for a 4-D tensor x of shape (N, C * r * r, H, W): the "
-        "same result as F.pixel_shuffle(x, r), using only view, permute and reshape (no "
-        "pixel_shuffle, PixelShuffle, pixel_unshuffle, indexing or numpy)."
+        "same result as F.pixel_shuffle(x, r), using only view, permute and reshape (not "
+        "pixel_shuffle, its layer PixelShuffle or its inverse, not numpy)."
     ),
     todo=(
         "Write pixel_shuffle_views with view, permute and reshape only: split the channels, move "
