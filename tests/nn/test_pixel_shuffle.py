@@ -152,3 +152,14 @@ def test_module_reprs_match_torch(torch):
     assert repr(tl.nn.PixelShuffle(3)) == repr(torch.nn.PixelShuffle(3))
     assert repr(tl.nn.PixelUnshuffle(2)) == repr(torch.nn.PixelUnshuffle(2))
     assert tl.nn.PixelShuffle(3).upscale_factor == 3
+
+
+@pytest.mark.parametrize("fn", ["pixel_shuffle", "pixel_unshuffle"])
+def test_channels_last_input_gives_a_channels_last_result_as_torch(torch, fn):
+    a = _array((2, 8, 4, 6), "float32", 0)
+    x = strided(a, "channels_last")
+    assert not x.is_contiguous()
+    ours = getattr(F, fn)(x, 2)
+    theirs = getattr(torch.nn.functional, fn)(to_torch(torch, x), 2)
+    _same_new_tensor(ours, theirs)
+    assert ours.is_contiguous(memory_format=tl.channels_last)
