@@ -72,7 +72,7 @@ class MetaStorage:
 # the error of an op that has no meta kernel
 # ---------------------------------------------------------------------------------------------
 
-_HELPERS = {"wrapper", "method", "fn", "deco", "inner", "__call__", "_call_impl", "forward"}
+_HELPERS = {"wrapper", "method", "fn", "deco", "inner", "call", "__call__", "_call_impl", "forward"}
 
 
 def _no_kernel_message() -> str:
@@ -225,10 +225,22 @@ def _rebuild_meta(shape, stride, dtype_name, requires_grad):
 
 def empty(shape, dtype: D.dtype, stride=None) -> MetaTensor:
     """A fresh meta tensor (contiguous unless ``stride`` is given)."""
+    if not _INSTALLED:
+        _install()
     shape = tuple(int(s) for s in shape)
     stride = L.contiguous_strides(shape) if stride is None else tuple(stride)
     lo, hi = L.storage_span(shape, stride, 0)
     return MetaTensor(MetaStorage((hi - lo) * dtype.itemsize), shape, stride, 0, dtype)
+
+
+_INSTALLED: list = []
+
+
+def _install() -> None:
+    from ._ops.meta import install
+
+    _INSTALLED.append(True)
+    install()
 
 
 def like(t: Tensor, dtype: D.dtype | None = None) -> MetaTensor:
@@ -278,7 +290,7 @@ def any_meta(*tensors) -> bool:
     for t in tensors:
         if isinstance(t, Tensor):
             if t.is_meta:
-                meta = meta or t
+                meta = t if meta is None else meta
             elif t.ndim and cpu is None:
                 cpu = t
     if meta is None:

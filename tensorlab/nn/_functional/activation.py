@@ -124,6 +124,11 @@ def _softmax_common(input, dim, dtype, name: str, log: bool) -> Tensor:
         raise NotImplementedError(
             f"\"{kernel}\" not implemented for '{D.SCALAR_NAME[x.dtype.name]}'"
         )
+    if x.is_meta:  # the meta device: the shape, no data
+        from ..._ops import meta
+
+        node = "LogSoftmaxBackward0" if log else "SoftmaxBackward0"
+        return meta.same_shape(x, node, x)
     arr = x._np()
     ct = compute_dtype(x.dtype)
     a = arr.astype(ct, copy=False)
@@ -159,6 +164,10 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     check_tensor(input, "dropout")
     if not training or p == 0:
         return input  # torch hands back the input itself
+    if input.is_meta:  # the meta device: the shape, no data (and no draw from the generator)
+        from ..._ops import meta
+
+        return input.mul_(1.0) if inplace else meta.same_shape(input, "MulBackward0", input)
     if p == 1:
         m = from_array(np.zeros((), dtype=input.dtype.np), input.dtype, fresh=True)
     else:
