@@ -197,6 +197,12 @@ def cat(tensors, dim: int = 0) -> Tensor:
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
                     f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list."
                 )
+    if ref.is_meta or tensors[-1].is_meta:  # the meta device: the shape, no data
+        from . import meta
+
+        shape = list(ref.shape)
+        shape[d] = sum(t.shape[d] for _, t in used)
+        return meta.cat([t for _, t in used], d, shape, dtype)
     out = np.concatenate([t._np().astype(dtype.np, copy=False) for _, t in used], axis=d)
     return Tensor._from_array(out, dtype)
 

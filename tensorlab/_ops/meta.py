@@ -364,11 +364,11 @@ def same_shape(x: Tensor, node: str | None, *inputs) -> MetaTensor:
     return record(out, node, *inputs) if node else out
 
 
-def cat(tensors, dim: int, shape, dtype, node: str = "CatBackward0"):
-    """The result of ``cat``/``stack`` whose shape the cpu code has computed and checked."""
+def cat(tensors, dim: int, shape, dtype):
+    """The result of ``cat``/``stack`` whose shape the cpu code has computed and checked (the
+    op's own wrapper records its node)."""
     any_meta(*tensors)
-    out = _meta.empty(shape, dtype)
-    return record(out, node, *tensors)
+    return _meta.empty(shape, dtype)
 
 
 __all__ = ["MetaTensor", "broadcast_shapes", "cat", "conv", "install", "standin_call"]
