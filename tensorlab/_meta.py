@@ -217,6 +217,11 @@ class MetaTensor(Tensor):
         return empty(self._shape, self._dtype)
 
 
+# ``type(t)`` prints as torch's does (``<class 'tensorlab.Tensor'>``), as for a ``Parameter``
+MetaTensor.__name__ = MetaTensor.__qualname__ = "Tensor"
+MetaTensor.__module__ = "tensorlab"
+
+
 def _rebuild_meta(shape, stride, dtype_name, requires_grad):
     out = empty(shape, D._BY_NAME[dtype_name], stride)
     out._requires_grad = bool(requires_grad)
