@@ -28,8 +28,8 @@ META = _device.device("meta")
 
 NO_DATA = "Cannot copy out of meta tensor; no data!"
 MODULE_TO = (
-    "Cannot copy out of meta tensor; no data! Please use torch.nn.Module.to_empty() instead of "
-    "torch.nn.Module.to() when moving module from meta to a different device."
+    "Cannot copy out of meta tensor; no data! Please use tensorlab.nn.Module.to_empty() instead "
+    "of tensorlab.nn.Module.to() when moving module from meta to a different device."
 )
 
 

@@ -193,6 +193,12 @@ def cat(tensors, dim: int = 0) -> Tensor:
             )
         for k in range(ref.ndim):
             if k != d and t.shape[k] != ref.shape[k]:
+                if ref.is_meta:  # the words of PyTorch's meta kernel
+                    raise RuntimeError(
+                        f"Sizes of tensors must match except in dimension {d}. Expected "
+                        f"{ref.shape[k]} in dimension {k} but got {t.shape[k]} for tensor "
+                        f"number {i} in the list"
+                    )
                 raise RuntimeError(
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
                     f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list."

@@ -125,12 +125,13 @@ class _Renaming:
         return re.sub(r"(?<![\d.])\d+(?![\d.])", lambda m: str(self.back.get(int(m.group()), m.group())), text)
 
 
-def _standin(t: Tensor, ren: _Renaming, nonleaf: bool) -> Tensor:
+def _standin(t: Tensor, ren: _Renaming, nonleaf: bool, nearby=None) -> Tensor:
     if not t.is_meta:
         return t
     shape = ren.shape(t._shape)
     stride = L.preserve_strides(shape, t._stride) if len(shape) > 1 else L.contiguous_strides(shape)
-    s = Tensor._from_array_strided(np.ones(shape, dtype=t._dtype.np), t._dtype, stride)
+    dt = nearby.get(t._dtype, t._dtype) if nearby else t._dtype
+    s = Tensor._from_array_strided(np.ones(shape, dtype=dt.np), dt, stride)
     if t.requires_grad:
         s._requires_grad = True
         if nonleaf and not t.is_leaf:
@@ -162,19 +163,103 @@ def standin_call(fn, name: str, args, kwargs, *, elementwise: bool, first=0):
         target = args[first] if args else None
         if inplace and isinstance(target, Tensor) and shape != target._shape:
             raise RuntimeError(
-                f"output with shape {list(target._shape)} doesn't match the broadcast shape "
-                f"{list(shape)}"
+                f"output with shape {Size(target._shape)!r} doesn't match the broadcast shape "
+                f"{shape}"
+            )
+    elif name in _MATMUL and len(args) > 1 and isinstance(args[1], Tensor):
+        _matmul_check(name, *(args[::-1] if name == "__rmatmul__" else args[:2]))
+    if name in ("sub", "__sub__", "__rsub__", "subtract", "rsub"):
+        if tensors and all(t.dtype is D.bool_ for t in tensors):
+            raise RuntimeError(
+                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+                "`^` or `logical_xor()` operator instead."
             )
     ren = _Renaming(tensors)
-    table = {id(t): _standin(t, ren, inplace) for t in tensors}
-    back = {id(s): t for t, s in ((t, table[id(t)]) for t in tensors)}
-    try:
-        r = fn(*_swap(args, table), **{k: _swap(v, table) for k, v in kwargs.items()})
-    except (RuntimeError, IndexError, ValueError) as e:
-        raise type(e)(ren.message(str(e))) from None
+    nearby = None
+    for nearby in (None, *_NEARBY):
+        try:
+            r, back = _run(fn, args, kwargs, tensors, ren, inplace, nearby)
+            break
+        except (NotImplementedError, RuntimeError) as e:
+            # the meta device has no per-dtype kernels: "abs_cpu not implemented for 'Bool'"
+            # and the cpu's dtype checks do not apply; the dtype comes from a nearby one
+            if nearby is _NEARBY[-1] or not any(p in str(e) for p in _KERNEL_CHECKS):
+                raise _renamed(e, ren, tensors) from None
+        except (IndexError, ValueError) as e:
+            raise _renamed(e, ren, tensors) from None
+    if nearby is not None and isinstance(r, Tensor) and not inplace:
+        for t in tensors:
+            if nearby.get(t._dtype) is r._dtype:
+                r = r.to(t._dtype)
+                break
     if r is NotImplemented:
         return r
     return _result(r, back, ren, tensors, shape, inplace)
+
+
+_NEARBY = (
+    {D.bool_: D.uint8, D.float16: D.float32},
+    {d: D.float64 for d in (D.bool_, D.uint8, D.int8, D.int16, D.int32, D.int64)},
+)
+_KERNEL_CHECKS = (
+    "not implemented for",
+    "Subtraction, the",
+    "Boolean inputs not supported",
+    "only support floating point",
+)
+
+
+def _run(fn, args, kwargs, tensors, ren, inplace, nearby):
+    table = {id(t): _standin(t, ren, inplace, nearby) for t in tensors}
+    back = {id(s): t for t, s in ((t, table[id(t)]) for t in tensors)}
+    r = fn(*_swap(args, table), **{k: _swap(v, table) for k, v in kwargs.items()})
+    return r, back
+
+
+def _renamed(e, ren, tensors):
+    text = ren.message(str(e))
+    if text.startswith("mean(): could not infer output dtype") and tensors:
+        text = text.rsplit("Got: ", 1)[0] + f"Got: tensorlab.{tensors[0].dtype.name}"
+    return type(e)(text)
+
+
+def _matmul_check(name: str, a: Tensor, b: Tensor) -> None:
+    """The size checks of PyTorch's meta kernels for the matrix products (their messages)."""
+    da, db = a.ndim, b.ndim
+    if name == "dot" or (da == 1 and db == 1 and name != "outer" and name != "ger"):
+        if da == 1 and db == 1 and a._shape[0] != b._shape[0]:
+            k, k2 = a._shape[0], b._shape[0]
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{k}] and src [{k2}] to have thesame "
+                f"number of elements, but got {k} and {k2} elements respectively"
+            )
+        return
+    if name in ("outer", "ger") or da == 0 or db == 0:
+        return
+    if name == "bmm" or (name not in ("mm", "mv") and db >= 3 and da >= 1):
+        if name == "bmm" and (da != 3 or db != 3):
+            return
+        batch_a = a._shape[:-2] if da >= 2 else ()
+        batch = L.broadcast_shapes(batch_a, b._shape[:-2])
+        nb = math.prod(batch)
+        if a._shape[-1] != b._shape[-2]:
+            raise RuntimeError(
+                f"Expected size for first two dimensions of batch2 tensor to be: "
+                f"[{nb}, {a._shape[-1]}] but got: [{nb}, {b._shape[-2]}]."
+            )
+        return
+    rows = math.prod(a._shape[:-1]) if da >= 2 else 1
+    if db == 1:
+        if da >= 2 and a._shape[-1] != b._shape[0]:
+            raise RuntimeError(
+                f"size mismatch, got input ({rows}x{a._shape[-1]}), vec ({b._shape[0]})"
+            )
+        return
+    if db == 2 and a._shape[-1] != b._shape[0] and (name != "mm" or da == 2):
+        raise RuntimeError(
+            f"a and b must have same reduction dim, but got [{rows}, {a._shape[-1]}] X "
+            f"{list(b._shape)}."
+        )
 
 
 def _result(r, back, ren, tensors, shape, inplace):
@@ -260,7 +345,6 @@ def _fill(name: str, fn):
         from .._tensor import check_inplace
 
         check_inplace(self)  # the generator is not drawn from, as on PyTorch's meta device
-        self._vc[0] += 1
         return self
 
     method.__name__ = method.__qualname__ = name
@@ -279,7 +363,6 @@ def _copy_(self, src, non_blocking: bool = False):
             f"output with shape {list(self._shape)} doesn't match the broadcast shape "
             f"{list(broadcast_shapes([self._shape, src._shape]))}"
         )
-    self._vc[0] += 1
     return self
 
 
@@ -331,6 +414,13 @@ def conv(x, weight, bias, stride, padding, dilation, groups, transposed=False, o
             )
         else:
             spatial.append((size + 2 * padding[i] - dilation[i] * (k - 1) - 1) // stride[i] + 1)
+    if any(s < 1 for s in spatial):
+        sizes = ", ".join(str(s) for s in x._shape[2:])
+        outs = ", ".join(str(s) for s in spatial)
+        raise RuntimeError(
+            f"Given input size per channel: [{sizes}]. Calculated output size per channel: "
+            f"[{outs}]. Output size is too small"
+        )
     c_out = weight._shape[1] * groups if transposed else weight._shape[0]
     shape = (n, c_out, *spatial)
     fmt = L.suggest_memory_format(x._shape, x._stride) if x.ndim == 4 else "contiguous_format"

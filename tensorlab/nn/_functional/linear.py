@@ -57,6 +57,11 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     for s in input.shape[:-1]:
         rows *= s
     if k != weight.shape[1]:
+        if input.is_meta or weight.is_meta:  # the words of PyTorch's meta kernel
+            raise RuntimeError(
+                f"a and b must have same reduction dim, but got [{rows}, {k}] X "
+                f"[{weight.shape[1]}, {weight.shape[0]}]."
+            )
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and "
             f"{weight.shape[1]}x{weight.shape[0]})"
