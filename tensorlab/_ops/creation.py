@@ -103,7 +103,9 @@ def empty(
     ``memory_format=channels_last`` lays a 4-d tensor out NHWC."""
     meta = _options(device, layout, pin_memory)
     if memory_format is None:
-        return _filled("empty", size, _kw_size(kw, "empty"), 0, dtype, out, requires_grad, meta=meta)
+        return _filled(
+            "empty", size, _kw_size(kw, "empty"), 0, dtype, out, requires_grad, meta=meta
+        )
     _format_strides("empty", (), memory_format, like=_NO_LIKE)  # the argument's type first
     shape = _shape_arg(_size_arg(size, _kw_size(kw, "empty"), "empty"), "empty")
     stride = _format_strides("empty", shape, memory_format)

@@ -122,7 +122,9 @@ class _Renaming:
     def message(self, text: str) -> str:
         if not self.exact or not self.back:
             return text
-        return re.sub(r"(?<![\d.])\d+(?![\d.])", lambda m: str(self.back.get(int(m.group()), m.group())), text)
+        return re.sub(
+            r"(?<![\d.])\d+(?![\d.])", lambda m: str(self.back.get(int(m.group()), m.group())), text
+        )
 
 
 def _standin(t: Tensor, ren: _Renaming, nonleaf: bool, nearby=None) -> Tensor:
@@ -317,8 +319,7 @@ _REDUCE = (
 ).split()
 _MATMUL = "__matmul__ __rmatmul__ bmm dot ger matmul mm mv outer".split()
 _FILLS = (
-    "uniform_ normal_ bernoulli_ cauchy_ exponential_ geometric_ log_normal_ random_ fill_ "
-    "zero_"
+    "uniform_ normal_ bernoulli_ cauchy_ exponential_ geometric_ log_normal_ random_ fill_ zero_"
 ).split()
 
 
@@ -355,7 +356,9 @@ def _copy_(self, src, non_blocking: bool = False):
     from .._tensor import check_inplace
 
     if not isinstance(src, Tensor):
-        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
+        raise TypeError(
+            f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}"
+        )
     check_inplace(self)
     broadcast_shapes([self._shape, src._shape])
     if src._shape and broadcast_shapes([self._shape, src._shape]) != self._shape:
@@ -409,9 +412,7 @@ def conv(x, weight, bias, stride, padding, dilation, groups, transposed=False, o
         k = weight._shape[2 + i]
         if transposed:
             op = output_padding[i] if output_padding else 0
-            spatial.append(
-                (size - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k - 1) + op + 1
-            )
+            spatial.append((size - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k - 1) + op + 1)
         else:
             spatial.append((size + 2 * padding[i] - dilation[i] * (k - 1) - 1) // stride[i] + 1)
     if any(s < 1 for s in spatial):

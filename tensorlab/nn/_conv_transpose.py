@@ -301,9 +301,7 @@ def _convolution_transpose(x, weight, bias, stride, padding, dilation, output_pa
     if x.is_meta or weight.is_meta:  # the meta device: the shape, no data
         from .._ops import meta
 
-        return meta.conv(
-            x, weight, bias, stride, padding, dilation, groups, True, output_padding
-        )
+        return meta.conv(x, weight, bias, stride, padding, dilation, groups, True, output_padding)
     if dim == 1:  # view 1-d as 2-d: (N, C, L) -> (N, C, 1, L)
         x = x.contiguous().unsqueeze(2)
         weight = weight.unsqueeze(2)

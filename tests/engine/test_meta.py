@@ -285,7 +285,9 @@ def test_unary(name, shape, dtype, layout, grad):
 
 
 @settings(max_examples=30, deadline=None)
-@given(broadcastable(), dtypes, st.sampled_from(["add_", "mul_", "sub_", "relu_", "zero_", "fill_"]))
+@given(
+    broadcastable(), dtypes, st.sampled_from(["add_", "mul_", "sub_", "relu_", "zero_", "fill_"])
+)
 def test_inplace(shapes, dtype, name):
     sa, sb = shapes
 
@@ -487,7 +489,11 @@ def test_pooling(size, k, pad, ceil, kind, layout):
         "adaptive_avg": lambda F, x: F.adaptive_avg_pool2d(x, (k, pad + 1)),
         "adaptive_max": lambda F, x: F.adaptive_max_pool2d(x, k, return_indices=True),
     }[kind]
-    same(lambda lib: import_f(lib.nn.functional, meta(lib, (2, 3, size, size), "float32", layout, True)))
+    same(
+        lambda lib: import_f(
+            lib.nn.functional, meta(lib, (2, 3, size, size), "float32", layout, True)
+        )
+    )
 
 
 @settings(max_examples=40, deadline=None)
@@ -542,7 +548,9 @@ def _resnet_block(lib):
             self.bn1 = nn.BatchNorm2d(c_out)
             self.conv2 = nn.Conv2d(c_out, c_out, 3, 1, 1, bias=False)
             self.bn2 = nn.BatchNorm2d(c_out)
-            self.down = nn.Sequential(nn.Conv2d(c_in, c_out, 1, stride, bias=False), nn.BatchNorm2d(c_out))
+            self.down = nn.Sequential(
+                nn.Conv2d(c_in, c_out, 1, stride, bias=False), nn.BatchNorm2d(c_out)
+            )
 
         def forward(self, x):
             out = self.bn1(self.conv1(x)).relu()
@@ -554,7 +562,9 @@ def _resnet_block(lib):
     )
 
 
-@pytest.mark.parametrize("build, shape", [(_lenet, (64, 1, 28, 28)), (_resnet_block, (16, 3, 32, 32))])
+@pytest.mark.parametrize(
+    "build, shape", [(_lenet, (64, 1, 28, 28)), (_resnet_block, (16, 3, 32, 32))]
+)
 def test_models_walked_on_meta(build, shape):
     def f(lib):
         with lib.device("meta"):
@@ -598,11 +608,15 @@ def test_module_to_meta_and_back():
 def test_to_empty():
     def f(lib):
         with lib.device("meta"):
-            m = lib.nn.Sequential(lib.nn.Conv2d(3, 4, 3), lib.nn.BatchNorm2d(4), lib.nn.Linear(2, 2))
+            m = lib.nn.Sequential(
+                lib.nn.Conv2d(3, 4, 3), lib.nn.BatchNorm2d(4), lib.nn.Linear(2, 2)
+            )
         m.to_empty(device="cpu")
         out = []
         for n, t in [*m.named_parameters(), *m.named_buffers()]:
-            out.append((n, tuple(t.shape), t.stride(), t.device.type, t.requires_grad, type(t).__name__))
+            out.append(
+                (n, tuple(t.shape), t.stride(), t.device.type, t.requires_grad, type(t).__name__)
+            )
         return out
 
     same(f)
@@ -619,7 +633,10 @@ def test_load_state_dict_assign():
         keys = m.load_state_dict(sd, assign=True)
         return (
             str(keys),
-            [(n, type(p).__name__, p.device.type, p.requires_grad, tuple(p.shape)) for n, p in m.named_parameters()],
+            [
+                (n, type(p).__name__, p.device.type, p.requires_grad, tuple(p.shape))
+                for n, p in m.named_parameters()
+            ],
             m.weight.data_ptr() == sd["weight"].data_ptr(),
         )
 
