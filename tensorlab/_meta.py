@@ -33,6 +33,27 @@ MODULE_TO = (
 )
 
 
+class NoMetaKernel(NotImplementedError):
+    """An op without meta support reached the data of a meta tensor (PyTorch's
+    ``NotImplementedError``)."""
+
+
+# what users see: PyTorch's exception type
+NoMetaKernel.__name__ = NoMetaKernel.__qualname__ = "NotImplementedError"
+NoMetaKernel.__module__ = "builtins"
+
+
+def meta_function(name: str, fn, args, kwargs, method: bool):
+    """``tensorlab.<name>(...)`` whose cpu kernel ``fn`` met a meta tensor: run through
+    stand-ins when ``MetaTensor`` supports the op (``tensorlab.sum(t)`` as ``t.sum()``), else
+    PyTorch's error."""
+    if method or name not in MetaTensor.__dict__:
+        raise NoMetaKernel(_no_kernel_message(name))
+    from ._ops.meta import function_call
+
+    return function_call(name, fn, args, kwargs)
+
+
 class MetaStorage:
     """The storage of a meta tensor: a size in bytes, no memory (``data_ptr()`` is 0)."""
 
@@ -43,7 +64,7 @@ class MetaStorage:
 
     @property
     def _array(self):
-        raise NotImplementedError(_no_kernel_message())
+        raise NoMetaKernel(_no_kernel_message())
 
     def nbytes(self) -> int:
         return self._nbytes
@@ -75,11 +96,10 @@ class MetaStorage:
 _HELPERS = {"wrapper", "method", "fn", "deco", "inner", "call", "__call__", "_call_impl", "forward"}
 
 
-def _no_kernel_message() -> str:
+def _no_kernel_message(name: str | None = None) -> str:
     """PyTorch's message for an operator without a Meta kernel, naming the public tensorlab
     function the user called (the outermost tensorlab frame on the stack)."""
-    name = None
-    f = sys._getframe(2)
+    f = sys._getframe(2) if name is None else None
     while f is not None:
         module = f.f_globals.get("__name__", "")
         if module.startswith("tensorlab.") and not module.startswith("tensorlab._meta"):
@@ -119,7 +139,7 @@ class MetaTensor(Tensor):
     def _np(self):
         if L.numel(self._shape) == 0:
             return np.empty(self._shape, dtype=self._dtype.np)
-        raise NotImplementedError(_no_kernel_message())
+        raise NoMetaKernel(_no_kernel_message())
 
     def untyped_storage(self):
         return self._storage

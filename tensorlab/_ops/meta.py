@@ -282,14 +282,23 @@ def _result(r, back, ren, tensors, shape, inplace):
         out_shape = shape
     else:
         out_shape = ren.real(r._shape)
-        if r.is_contiguous():
-            stride = L.contiguous_strides(out_shape)
-        else:
-            stride = L.dense_strides_like(out_shape, r._stride)
+        stride = _dense_in_order(out_shape, r._stride)
     out = _meta.empty(out_shape, r._dtype, stride)
     if r.grad_fn is not None:
         record(out, r.grad_fn.name(), *tensors)
     return out
+
+
+def _dense_in_order(shape, like_stride) -> tuple[int, ...]:
+    """Dense strides for ``shape`` in the memory order of ``like_stride`` (the stand-in's result:
+    outer dims first, ties, which only size-1 dims have, in dim order)."""
+    order = sorted(range(len(shape)), key=lambda i: (-like_stride[i], i))
+    out = [0] * len(shape)
+    acc = 1
+    for d in reversed(order):
+        out[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(out)
 
 
 def _elementwise_strides(shape, tensors, result: D.dtype):
@@ -337,6 +346,14 @@ def _method(name: str, fn, *, elementwise: bool):
     method.__name__ = method.__qualname__ = name
     method.__doc__ = getattr(fn, "__doc__", None)
     return method
+
+
+def function_call(name: str, fn, args, kwargs):
+    """``tensorlab.<name>(*args)`` (a function of the op table) on meta operands."""
+    elementwise = name not in _REDUCE and name not in _MATMUL
+    if name in ("max", "min") and len(args) > 1 and isinstance(args[1], Tensor):
+        elementwise = True
+    return standin_call(fn, name, args, kwargs, elementwise=elementwise)
 
 
 def _fill(name: str, fn):
