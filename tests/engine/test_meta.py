@@ -680,6 +680,9 @@ FUNCTIONS = [
     lambda lib: lib.softmax(meta(lib, (2, 3), requires_grad=True), 1),
     lambda lib: meta(lib, (2, 3)).new_tensor([1, 2]),
     lambda lib: lib.ones(2).new_tensor([1, 2], device="meta"),
+    lambda lib: lib.matmul(meta(lib, (2, 4, 5, 8), requires_grad=True), meta(lib, (2, 4, 8, 5))),
+    lambda lib: lib.matmul(meta(lib, (3, 5)), meta(lib, (5,))),
+    lambda lib: lib.matmul(meta(lib, (3, 5)), meta(lib, (6,))),
 ]
 
 
