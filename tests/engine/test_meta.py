@@ -519,6 +519,14 @@ def test_norms_dropout_softmax():
         lambda lib: lib.nn.functional.softmax(meta(lib, (2, 3), requires_grad=True), dim=1),
         lambda lib: lib.nn.functional.log_softmax(meta(lib, (2, 3)), dim=0),
         lambda lib: lib.nn.functional.relu(meta(lib, (2, 3), requires_grad=True)),
+        lambda lib: lib.nn.functional.gelu(meta(lib, (2, 3), "float32", "transposed", True)),
+        lambda lib: lib.nn.functional.silu(meta(lib, (2, 3), requires_grad=True)),
+        lambda lib: lib.nn.functional.leaky_relu(meta(lib, (2, 3), requires_grad=True), 0.2),
+        lambda lib: lib.nn.functional.elu(meta(lib, (2, 3))),
+        lambda lib: lib.nn.functional.softplus(meta(lib, (2, 3), requires_grad=True)),
+        lambda lib: lib.nn.functional.leaky_relu(meta(lib, (2, 3)), inplace=True),
+        lambda lib: lib.nn.Embedding(10, 4, device="meta")(meta(lib, (2, 5), "int64")),
+        lambda lib: lib.nn.Embedding(10, 4, device="meta")(meta(lib, (2, 5), "float32")),
     ]:
         same(f)
 
