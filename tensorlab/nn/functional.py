@@ -34,6 +34,7 @@ from ._functional.activation import (  # noqa: E402
     softplus,
     tanh,
 )
+from ._functional.attention import scaled_dot_product_attention  # noqa: E402
 from ._functional.linear import linear, one_hot  # noqa: E402
 from ._functional.pooling import (  # noqa: E402
     adaptive_avg_pool1d,
@@ -134,5 +135,6 @@ __all__ += [
     "layer_norm",
     "mse_loss",
     "nll_loss",
+    "scaled_dot_product_attention",
     "upsample",
 ]
