@@ -60,11 +60,6 @@ KNOWN_GAPS: dict[str, tuple[str, bool]] = {
         "helper's file)",
         True,
     ),
-    "recipes_reasoning_about_shapes": (
-        "the meta device: tensorlab has only the cpu (lands with the meta-device work on "
-        "_device.py)",
-        True,
-    ),
     "torch.sort": (
         "sort(stable=False) of equal values: torch leaves their order unspecified (it depends "
         "on its kernel); tensorlab gives the stable order",
