@@ -248,6 +248,8 @@ _LAZY = {
     "from_torch": ("tensorlab.interop", "from_torch"),
     "to_torch": ("tensorlab.interop", "to_torch"),
     "check": ("tensorlab.grading", "check"),
+    "pixel_shuffle": ("tensorlab.nn._functional.pixelshuffle", "pixel_shuffle"),
+    "pixel_unshuffle": ("tensorlab.nn._functional.pixelshuffle", "pixel_unshuffle"),
     "set_printoptions": ("tensorlab._printing", "set_printoptions"),
     "no_grad": ("tensorlab.autograd", "no_grad"),
     "enable_grad": ("tensorlab.autograd", "enable_grad"),

@@ -1,6 +1,7 @@
 """``tensorlab.device`` and what a CPU-only PyTorch build does with every other device.
 
-tensorlab, like the CPU build of PyTorch 2.13 the tests use as oracle, has one device: the cpu.
+tensorlab, like the CPU build of PyTorch 2.13 the tests use as oracle, has one device with data:
+the cpu; and the ``meta`` device, whose tensors have shapes and no data (:mod:`tensorlab._meta`).
 ``device('cuda')`` is a valid object (PyTorch only complains when a tensor is put there), and a
 tensor asked to go to ``'cuda'`` raises the ``AssertionError`` a CPU-only build raises.
 """
@@ -171,21 +172,22 @@ def get_default_device() -> device:
     return d
 
 
-def check_factory_device(d, use_default: bool = True) -> None:
-    """``device=`` on a factory function (``zeros``, ``tensor``, ...): the cpu, or PyTorch's error.
-    Without ``device=``, the default device (``set_default_device``, ``with device(...)``)
-    applies, except for ``*_like`` and ``new_*`` (``use_default=False``), as in PyTorch."""
+def check_factory_device(d, use_default: bool = True) -> bool:
+    """``device=`` on a factory function (``zeros``, ``tensor``, ...): the cpu (False), the meta
+    device (True: the factory makes a tensor without data), or PyTorch's error. Without
+    ``device=``, the default device (``set_default_device``, ``with device(...)``) applies,
+    except for ``*_like`` and ``new_*`` (``use_default=False``), as in PyTorch."""
     if d is None:
         d = default_device() if use_default else None
         if d is None:
-            return
+            return False
     kind = as_device(d).type
     if kind == "cpu":
-        return
+        return False
+    if kind == "meta":
+        return True
     if kind == "cuda":
         raise AssertionError(NO_CUDA)
-    if kind == "meta":
-        raise NotImplementedError("tensorlab has no 'meta' device: only the cpu")
     raise NotImplementedError(
         f"Could not run 'aten::empty.memory_format' with arguments from the "
         f"'{_dispatch_name(kind)}' backend. This could be because the operator doesn't exist for "
@@ -194,13 +196,14 @@ def check_factory_device(d, use_default: bool = True) -> None:
     )
 
 
-def check_to_device(d) -> None:
-    """``Tensor.to(device)`` / ``Module.to(device)``: the cpu, or PyTorch's CPU-build error."""
+def check_to_device(d):
+    """``Tensor.to(device)`` / ``Module.to(device)``: ``'cpu'``, ``'meta'`` (None when no device
+    is given), or PyTorch's CPU-build error."""
     if d is None:
-        return
+        return None
     kind = as_device(d).type
-    if kind == "cpu":
-        return
+    if kind in ("cpu", "meta"):
+        return kind
     if kind == "cuda":
         raise AssertionError(NO_CUDA)
     raise RuntimeError(f"PyTorch is not linked with support for {kind} devices")

@@ -262,6 +262,10 @@ def _grad_fn_name(grad_fn) -> str:
 
 def tensor_repr(t) -> str:
     """``repr`` of a tensorlab tensor, character for character what PyTorch prints for the same data."""
+    if t.is_meta:
+        from ._meta import meta_repr
+
+        return meta_repr(t)
     prefix = "tensor("
     indent = len(prefix)
     suffixes: list[str] = []

@@ -202,6 +202,10 @@ class _TensorMeta(type):
 
     def __call__(cls, *args, **kwargs):
         if cls is Tensor and not (args and isinstance(args[0], UntypedStorage)):
+            if args and type(args[0]).__name__ == "MetaStorage":  # a view of a meta tensor
+                from ._meta import MetaTensor
+
+                return MetaTensor(*args, **kwargs)
             from ._ops.tensor_new import legacy_new
 
             return legacy_new(D.get_default_dtype(), args, kwargs, "base")
@@ -535,8 +539,12 @@ class Tensor(metaclass=_TensorMeta):
         copy = kwargs.pop("copy", False)
         fmt = kwargs.pop("memory_format", None)
         _check_memory_format(fmt, "to")
-        dtype = parse_to_args(args, kwargs, "to() got an unexpected keyword argument")
+        dtype, kind = parse_to_args(args, kwargs, "to() got an unexpected keyword argument", True)
         dtype = self._dtype if dtype is None else D.to_dtype(dtype)
+        if kind == "meta":
+            from ._meta import to_meta
+
+            return to_meta(self, dtype, fmt)
         same_format = fmt in (None, preserve_format) or (
             L.suggest_memory_format(self._shape, self._stride) == fmt.name
         )
@@ -789,11 +797,12 @@ class Tensor(metaclass=_TensorMeta):
         return out
 
 
-def parse_to_args(args, kwargs, unexpected: str):
+def parse_to_args(args, kwargs, unexpected: str, with_device: bool = False):
     """The dtype asked for by ``to(dtype)`` / ``to('cpu')`` / ``to(tensor)`` / ``to(dtype=...)``
-    (None if none); tensorlab has only the cpu device. Shared by ``Tensor.to`` and ``Module.to``."""
+    (None if none); with ``with_device``, also the device type asked for (``'cpu'``, ``'meta'``
+    or None). Shared by ``Tensor.to`` and ``Module.to``."""
     dtype = kwargs.pop("dtype", None)
-    _device.check_to_device(kwargs.pop("device", None))
+    kind = _device.check_to_device(kwargs.pop("device", None))
     kwargs.pop("non_blocking", None)
     kwargs.pop("memory_format", None)
     if kwargs:
@@ -801,13 +810,14 @@ def parse_to_args(args, kwargs, unexpected: str):
     for a in args:
         if isinstance(a, Tensor):
             dtype = a.dtype
+            kind = a.device.type
         elif isinstance(a, (str, _device.device)) or (
             isinstance(a, builtins.int) and not isinstance(a, builtins.bool)
         ):
-            _device.check_to_device(a)
+            kind = _device.check_to_device(a)
         elif a is not None:
             dtype = D.to_dtype(a)
-    return dtype
+    return (dtype, kind) if with_device else dtype
 
 
 def check_inplace(t: Tensor) -> None:

@@ -23,13 +23,14 @@ _PIN = (
 )
 
 
-def _options(device=None, layout=None, pin_memory=False, use_default=True) -> None:
-    """The keywords every factory accepts: only what a CPU-only PyTorch build can do passes."""
+def _options(device=None, layout=None, pin_memory=False, use_default=True) -> bool:
+    """The keywords every factory accepts: only what a CPU-only PyTorch build can do passes.
+    True when the tensor goes to the meta device (a shape and a dtype, no data)."""
     if layout is not None and layout is not strided:
         raise NotImplementedError(f"tensorlab has only the strided layout, got {layout!r}")
     if pin_memory:
         raise RuntimeError(_PIN)
-    check_factory_device(device, use_default)
+    return check_factory_device(device, use_default)
 
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:

@@ -193,10 +193,22 @@ def cat(tensors, dim: int = 0) -> Tensor:
             )
         for k in range(ref.ndim):
             if k != d and t.shape[k] != ref.shape[k]:
+                if ref.is_meta:  # the words of PyTorch's meta kernel
+                    raise RuntimeError(
+                        f"Sizes of tensors must match except in dimension {d}. Expected "
+                        f"{ref.shape[k]} in dimension {k} but got {t.shape[k]} for tensor "
+                        f"number {i} in the list"
+                    )
                 raise RuntimeError(
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
                     f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list."
                 )
+    if ref.is_meta or tensors[-1].is_meta:  # the meta device: the shape, no data
+        from . import meta
+
+        shape = list(ref.shape)
+        shape[d] = sum(t.shape[d] for _, t in used)
+        return meta.cat([t for _, t in used], d, shape, dtype)
     out = np.concatenate([t._np().astype(dtype.np, copy=False) for _, t in used], axis=d)
     return Tensor._from_array(out, dtype)
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _layout as L
+from .. import _meta
 from .._tensor import Tensor
 from ..random import (  # noqa: F401  (re-exported: tensorlab's seeding API lives in random/)
     Generator,
@@ -49,9 +50,11 @@ from .from_data import _fill_scalar, as_tensor, asarray, from_numpy, tensor  # n
 # ---------------------------------------------------------------------------- by shape
 
 
-def _filled(name, args, size, value, dtype, out, requires_grad, default=None) -> Tensor:
+def _filled(name, args, size, value, dtype, out, requires_grad, default=None, meta=False):
     shape = _shape_arg(_size_arg(args, size, name), name)
     d = _out_dtype(name, dtype, out, default or D.get_default_dtype())
+    if meta:
+        return _meta.factory(shape, d, requires_grad)
     t = Tensor._empty(shape, d)
     t._storage._array[...] = value
     return _finish(_into_out(name, t, out), requires_grad)
@@ -67,8 +70,8 @@ def zeros(
     requires_grad=False,
     **kw,
 ) -> Tensor:
-    _options(device, layout, pin_memory)
-    return _filled("zeros", size, _kw_size(kw, "zeros"), 0, dtype, out, requires_grad)
+    meta = _options(device, layout, pin_memory)
+    return _filled("zeros", size, _kw_size(kw, "zeros"), 0, dtype, out, requires_grad, meta=meta)
 
 
 def ones(
@@ -81,8 +84,8 @@ def ones(
     requires_grad=False,
     **kw,
 ) -> Tensor:
-    _options(device, layout, pin_memory)
-    return _filled("ones", size, _kw_size(kw, "ones"), 1, dtype, out, requires_grad)
+    meta = _options(device, layout, pin_memory)
+    return _filled("ones", size, _kw_size(kw, "ones"), 1, dtype, out, requires_grad, meta=meta)
 
 
 def empty(
@@ -98,13 +101,17 @@ def empty(
 ) -> Tensor:
     """Like ``torch.empty``; tensorlab fills with zeros so notebooks stay reproducible.
     ``memory_format=channels_last`` lays a 4-d tensor out NHWC."""
-    _options(device, layout, pin_memory)
+    meta = _options(device, layout, pin_memory)
     if memory_format is None:
-        return _filled("empty", size, _kw_size(kw, "empty"), 0, dtype, out, requires_grad)
+        return _filled(
+            "empty", size, _kw_size(kw, "empty"), 0, dtype, out, requires_grad, meta=meta
+        )
     _format_strides("empty", (), memory_format, like=_NO_LIKE)  # the argument's type first
     shape = _shape_arg(_size_arg(size, _kw_size(kw, "empty"), "empty"), "empty")
     stride = _format_strides("empty", shape, memory_format)
     d = _out_dtype("empty", dtype, out, D.get_default_dtype())
+    if meta:
+        return _meta.factory(shape, d, requires_grad, stride)
     lo, hi = L.storage_span(shape, stride, 0)
     from .._storage import new_storage
 
@@ -152,7 +159,7 @@ def full(
     pin_memory=False,
     requires_grad=False,
 ) -> Tensor:
-    _options(device, layout, pin_memory)
+    meta = _options(device, layout, pin_memory)
     if not _is_number(fill_value):
         raise TypeError(
             f"full(): argument 'fill_value' (position 2) must be Number, not {_tp_name(fill_value)}"
@@ -162,7 +169,7 @@ def full(
     default = D.scalar_dtype(fill_value)
     size = _size_tuple(size, "full")
     fill_value = _fill_scalar(fill_value, _out_dtype("full", dtype, out, default))
-    return _filled("full", (), size, fill_value, dtype, out, requires_grad, default)
+    return _filled("full", (), size, fill_value, dtype, out, requires_grad, default, meta)
 
 
 def _size_tuple(size, name: str):
@@ -180,9 +187,11 @@ def _like(input: Tensor, name: str, dtype, device, layout, pin_memory, memory_fo
         raise TypeError(
             f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
         )
-    _options(device, layout, pin_memory, use_default=False)
+    meta = _options(device, layout, pin_memory, use_default=False)
     d = input.dtype if dtype is None else D.to_dtype(dtype)
     stride = _format_strides(name, input._shape, memory_format, like=input)
+    if meta or (device is None and input.is_meta):
+        return _meta.empty(input._shape, d, stride)
     lo, hi = L.storage_span(input._shape, stride, 0)
     from .._storage import new_storage
 
@@ -203,7 +212,7 @@ def _like_fn(name: str, value):
         memory_format=None,
     ) -> Tensor:
         t = _like(input, name, dtype, device, layout, pin_memory, memory_format)
-        if value != 0 and t.numel():
+        if value != 0 and t.numel() and not t.is_meta:
             t._np()[...] = value
         return _finish(t, requires_grad)
 
@@ -230,7 +239,7 @@ def full_like(
 ) -> Tensor:
     t = _like(input, "full_like", dtype, device, layout, pin_memory, memory_format)
     value = _fill_scalar(fill_value, t.dtype)
-    if t.numel():
+    if t.numel() and not t.is_meta:
         t._np()[...] = value
     return _finish(t, requires_grad)
 
@@ -246,7 +255,7 @@ def eye(
     pin_memory=False,
     requires_grad=False,
 ) -> Tensor:
-    _options(device, layout, pin_memory)
+    meta = _options(device, layout, pin_memory)
     n = _int_arg(n, "eye", "n", 1)
     if m is not None and not _is_int(m) and not isinstance(m, Tensor):
         raise _invalid_combination("eye", (n, m))
@@ -256,6 +265,8 @@ def eye(
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     d = _out_dtype("eye", dtype, out, D.get_default_dtype())
+    if meta:
+        return _meta.factory((n, n if m is None else m), d, requires_grad)
     t = Tensor._from_array(np.eye(n, n if m is None else m), d)
     return _finish(_into_out("eye", t, out), requires_grad)
 
@@ -280,7 +291,7 @@ def arange(
     requires_grad=False,
 ) -> Tensor:
     """``[start, end)`` by ``step``; int64 for integer arguments, the default float dtype otherwise."""
-    _options(device, layout, pin_memory)
+    meta = _options(device, layout, pin_memory)
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
@@ -296,6 +307,8 @@ def arange(
         if step == 0:
             raise ValueError("step must be nonzero")
     n = builtins.int(math.ceil((end - start) / step))
+    if meta:
+        return _meta.factory((n,), d, requires_grad)
     if d is D.float32 or d is D.float64:
         values = _arange_floats(builtins.float(start), builtins.float(step), n, d.np.type)
     else:
@@ -351,7 +364,7 @@ def linspace(
 ) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive, computed as PyTorch does
     (from the start for the first half, back from the end for the second half)."""
-    _options(device, layout, pin_memory)
+    meta = _options(device, layout, pin_memory)
     if not (_is_number(start) and _is_number(end) and _is_int(steps)):
         given = (start, end) if steps is None else (start, end, steps)
         raise _invalid_combination("linspace", given)
@@ -359,6 +372,8 @@ def linspace(
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     d = _out_dtype("linspace", dtype, out, D.get_default_dtype())
+    if meta:
+        return _meta.factory((steps,), d, requires_grad)
     ct = d.np.type if d.is_floating_point else np.float64
     if steps == 0:
         values = np.zeros(0)
@@ -391,11 +406,13 @@ def linspace(
 # ---------------------------------------------------------------------------- random
 
 
-def _random(name, args, size, draw, generator, dtype, out, requires_grad, default=None):
+def _random(name, args, size, draw, generator, dtype, out, requires_grad, default=None, meta=False):
     if not args and size is None and name in _SIGNATURES:
         raise _invalid_combination(name, args)
     shape = _shape_arg(_size_arg(args, size, name), name)
     d = _out_dtype(name, dtype, out, default or D.get_default_dtype())
+    if meta:
+        return _meta.factory(shape, d, requires_grad)
     n = math.prod(shape)
     values = draw(n, d, _gen(generator), None).astype(d.np, copy=False)  # fresh, contiguous
     if values.flags.c_contiguous and values.ndim == 1:  # its own storage: no 4 MB copy for 10^6
@@ -450,7 +467,7 @@ def rand(
     **kw,
 ) -> Tensor:
     """Uniform on [0, 1) from tensorlab's seeded generator."""
-    _options(device, layout, pin_memory)
+    meta = _options(device, layout, pin_memory)
     return _random(
         "rand",
         size,
@@ -460,6 +477,7 @@ def rand(
         dtype,
         out,
         requires_grad,
+        meta=meta,
     )
 
 
@@ -475,7 +493,7 @@ def randn(
     **kw,
 ) -> Tensor:
     """Standard normal from tensorlab's seeded generator."""
-    _options(device, layout, pin_memory)
+    meta = _options(device, layout, pin_memory)
     if out is not None and dtype is None and not out.dtype.is_floating_point:
         raise NotImplementedError(
             f"\"normal_kernel_cpu\" not implemented for '{D.SCALAR_NAME[out.dtype.name]}'"
@@ -489,6 +507,7 @@ def randn(
         dtype,
         out,
         requires_grad,
+        meta=meta,
     )
 
 
@@ -506,7 +525,7 @@ def randint(
     high=None,
 ) -> Tensor:
     """``randint(high, size)`` or ``randint(low, high, size)``: integers in [low, high)."""
-    _options(device, layout, pin_memory)
+    meta = _options(device, layout, pin_memory)
     pos = list(args)
     if high is not None:
         pos.append(high)
@@ -545,6 +564,7 @@ def randint(
         out,
         requires_grad,
         D.int64,
+        meta,
     )
 
 
@@ -552,6 +572,8 @@ def _random_like(
     name, input, draw, generator, dtype, layout, device, pin_memory, requires_grad, memory_format
 ):
     t = _like(input, name, dtype, device, layout, pin_memory, memory_format)
+    if t.is_meta:
+        return _finish(t, requires_grad)
     from .distributions import _put
 
     return _finish(_put(t, draw(t.numel(), t.dtype, _gen(generator), t)), requires_grad)
@@ -635,11 +657,13 @@ def randperm(
     pin_memory=False,
     requires_grad=False,
 ) -> Tensor:
-    _options(device, layout, pin_memory)
+    meta = _options(device, layout, pin_memory)
     n = _int_arg(n, "randperm", "n", 1)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     d = _out_dtype("randperm", dtype, out, D.int64)
+    if meta:
+        return _meta.factory((n,), d, requires_grad)
     from ..random._kernels import randperm as perm
 
     t = Tensor._from_array(perm(_gen(generator), n), d)

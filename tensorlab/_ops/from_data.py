@@ -269,7 +269,10 @@ def tensor(
         out = src.to(dtype or src.dtype, copy=True)
     else:
         out = _from_sequence(data, dtype)
-    check_factory_device(device)
+    if check_factory_device(device) and not out.is_meta:
+        from .._meta import from_cpu
+
+        out = from_cpu(out)
     return _finish(out, requires_grad)
 
 
@@ -307,7 +310,8 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         out = t if dtype is None else t.to(dtype)
     else:
         out = tensor(data, dtype=dtype)
-    check_factory_device(device)
+    if check_factory_device(device) and not out.is_meta:
+        return out.to("meta")
     return out
 
 

@@ -216,6 +216,10 @@ def matmul(input, other, *, out=None) -> Tensor:
         return _into(out, matmul(input, other), _EXPECTED_OUT)
     input = _operand(input, "matmul", "input", 1, scalar_ok=False)
     other = _operand(other, "matmul", "other", 2, scalar_ok=False)
+    if input.is_meta or other.is_meta:  # the meta device: through cpu stand-ins
+        from . import meta
+
+        return meta.function_call("matmul", matmul, (input, other), {})
     d1, d2 = input.ndim, other.ndim
     if d1 == 0 or d2 == 0:
         raise RuntimeError(

@@ -50,6 +50,7 @@ import re
 import sys
 from collections.abc import Callable
 
+from .._meta import NoMetaKernel, meta_function
 from .._tensor import MODULE_FUNCTIONS, Tensor
 from ..autograd.graph import check_out_grad, differentiable
 from ..autograd.views import inplace_differentiable
@@ -233,7 +234,10 @@ def with_keywords(fn, name: str, *, method: bool):
                 ):
                     raise TypeError(f"{name}(): out= with a tuple result is not supported")
                 return store_out(result, out)
-        return fn(*args, **kwargs)
+        try:  # (a try costs nothing until it catches)
+            return fn(*args, **kwargs)
+        except NoMetaKernel:  # a meta tensor reached a numpy kernel: its MetaTensor method
+            return meta_function(name, fn, args, kwargs, method)
 
     return wrapper
 

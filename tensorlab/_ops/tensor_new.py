@@ -96,7 +96,8 @@ def new_tensor(
     self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
 ) -> Tensor:
     """``tensor(data)`` with ``self``'s dtype unless ``dtype=`` is given (a copy, always)."""
-    _options(device, layout, pin_memory, use_default=False)
+    meta = _options(device, layout, pin_memory, use_default=False)
+    meta = meta or (device is None and self.is_meta)  # self's device, as torch's new_tensor
     d = _check_dtype_arg("new_tensor", dtype) or self.dtype
     if isinstance(data, Tensor):
         warnings.warn(
@@ -113,6 +114,10 @@ def new_tensor(
         if isinstance(data, (str, bytes)):
             raise TypeError(f"new(): invalid data type '{_tp_name(data)}'")
         out = _from_sequence(data, d)
+    if meta and not out.is_meta:
+        out = out.to("meta")
+    elif not meta and out.is_meta:
+        out.cpu()  # raises PyTorch's "no data" error
     return _finish(out, requires_grad)
 
 

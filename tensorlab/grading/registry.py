@@ -18,6 +18,7 @@ _MODULES = (
     "transposed_pooling",
     "tiny_cnn",
     "why_convolution",
+    "subpixel_backward",
 )
 
 

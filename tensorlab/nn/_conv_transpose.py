@@ -298,6 +298,10 @@ def _convolution_transpose(x, weight, bias, stride, padding, dilation, output_pa
     _check_shape_forward_transposed(
         x, weight, bias, stride, padding, dilation, output_padding, groups
     )
+    if x.is_meta or weight.is_meta:  # the meta device: the shape, no data
+        from .._ops import meta
+
+        return meta.conv(x, weight, bias, stride, padding, dilation, groups, True, output_padding)
     if dim == 1:  # view 1-d as 2-d: (N, C, L) -> (N, C, 1, L)
         x = x.contiguous().unsqueeze(2)
         weight = weight.unsqueeze(2)

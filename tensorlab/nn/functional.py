@@ -3,7 +3,8 @@
 A facade: each family lives in a module of :mod:`tensorlab.nn._functional` (as torch's
 ``functional.py`` has sections): ``conv`` (conv1d/2d/3d), ``padding`` (pad), ``fold``
 (fold/unfold), ``activation``, ``linear``, ``pooling``, ``normalization``, ``loss``, ``sparse``,
-``upsampling``; ``conv_transpose*`` come from :mod:`tensorlab.nn._conv_transpose`.
+``pixelshuffle``, ``upsampling``, ``attention`` (scaled_dot_product_attention); ``conv_transpose*``
+come from :mod:`tensorlab.nn._conv_transpose`.
 """
 
 from __future__ import annotations
@@ -106,6 +107,7 @@ from ._functional.loss_more import (  # noqa: E402
     triplet_margin_with_distance_loss,
 )
 from ._functional.normalization import batch_norm, layer_norm  # noqa: E402
+from ._functional.pixelshuffle import pixel_shuffle, pixel_unshuffle  # noqa: E402
 from ._functional.sparse import embedding  # noqa: E402
 from ._functional.upsampling import interpolate, upsample  # noqa: E402
 
@@ -135,6 +137,8 @@ __all__ += [
     "layer_norm",
     "mse_loss",
     "nll_loss",
+    "pixel_shuffle",
+    "pixel_unshuffle",
     "scaled_dot_product_attention",
     "upsample",
 ]

@@ -35,8 +35,9 @@ __all__ = [
 
 def _write(tensor: Tensor, values) -> Tensor:
     """Write ``values`` into ``tensor``'s memory (no autograd; the version counter moves)."""
-    arr = tensor._np()
-    arr[...] = values
+    if not tensor.is_meta:  # a meta tensor has no data to write
+        arr = tensor._np()
+        arr[...] = values
     tensor._vc[0] += 1
     return tensor
 
@@ -44,7 +45,8 @@ def _write(tensor: Tensor, values) -> Tensor:
 def _drawn(tensor: Tensor, fill, *args) -> Tensor:
     """``fill`` (a random fill of ``_ops.distributions``) in place, as ``tensor.uniform_()``
     under ``no_grad``: the version counter moves."""
-    fill(tensor, *args)
+    if not tensor.is_meta:  # a meta tensor has no data (and draws nothing from the generator)
+        fill(tensor, *args)
     tensor._vc[0] += 1
     return tensor
 

@@ -21,6 +21,10 @@ class Parameter(Tensor):
         if not isinstance(data, Tensor):
             raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")
         super().__init__(data._storage, data._shape, data._stride, data._offset, data._dtype)
+        if data.is_meta:  # a parameter on the meta device: the meta variant of this class
+            from .._meta import meta_class
+
+            self.__class__ = meta_class(type(self))
         if requires_grad:
             if not data.dtype.is_floating_point:
                 raise RuntimeError(

@@ -202,6 +202,26 @@ COVERAGE = [
         "18_upsampling_and_checkerboards",
         ["def bilinear_kernel", "mode='bilinear'", "fractionally strided"],
     ),
+    (
+        "issue 34: pixel shuffle as view/permute/reshape, = a transposed conv, ICNR",
+        "21_subpixel_invariance_kernels_backward",
+        ["PixelShuffle(", ".permute(0, 1, 4, 2, 5, 3)", "conv_transpose2d(", "def icnr"],
+    ),
+    (
+        "issue 34: rotation and scale, augmentation, anti-aliased (blur) pooling",
+        "21_subpixel_invariance_kernels_backward",
+        ["torch.rot90(", "augment=", "scale_factor=2", "class BlurPool"],
+    ),
+    (
+        "issue 34: Laplacian, second difference, separable kernels vs depthwise + 1x1",
+        "21_subpixel_invariance_kernels_backward",
+        ["laplacian", "[1.0, -2.0, 1.0]", "svdvals", "matrix_rank", "groups=C_in"],
+    ),
+    (
+        "issue 34: the backward of a convolution, multi-channel and strided, checked",
+        "21_subpixel_invariance_kernels_backward",
+        ["output_padding=op", "dilation=s", "x.grad", "finite difference"],
+    ),
 ]
 
 
@@ -278,7 +298,8 @@ PLANNED = {"14_convolution_as_strided_view", "15_transposed_conv_and_pooling", "
 # Lessons whose row the coordinator adds to lesson 00's map when merging their branch (lesson 00
 # belongs to the coordinator): they may be missing from the map until then. Empty this set once
 # the map lists them.
-AWAITING_MAP: set[str] = set()  # lessons written before lesson 00 lists them
+# lessons written before lesson 00 lists them:
+AWAITING_MAP: set[str] = {"21_subpixel_invariance_kernels_backward"}
 
 
 def test_start_here_maps_every_lesson():

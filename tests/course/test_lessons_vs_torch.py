@@ -1,4 +1,4 @@
-"""Lessons 14-18 run unchanged on real torch 2.13.0 and print what tensorlab printed.
+"""Lessons 14-18 and 21 run unchanged on real torch 2.13.0 and print what tensorlab printed.
 
 Each code cell is run with ``import torch`` in place of ``import tensorlab as torch`` (explorer
 and figure cells are skipped: nbval does not compare them, and no later cell needs them); every
@@ -24,6 +24,7 @@ LESSONS = [
     "16_tiny_cnn",
     "17_why_convolution",
     "18_upsampling_and_checkerboards",
+    "21_subpixel_invariance_kernels_backward",
 ]
 # (lesson, the start of the cell): cells that must run but are not compared (none: random
 # numbers are PyTorch's)

@@ -166,14 +166,21 @@ def test_bilinear_taps_build_d2l_kernel_and_upsample_bilinearly(torch):
             _d2l_bilinear_kernel(torch, 1, 1, k)[0, 0].numpy(),
             rtol=1e-6,  # d2l computes in float32
         )
-    # kernel 4, stride 2, padding 1: bilinear interpolation away from the outer ring (lesson 18)
-    up = torch.nn.ConvTranspose2d(2, 2, 4, stride=2, padding=1, bias=False)
-    with torch.no_grad():
-        up.weight.copy_(_d2l_bilinear_kernel(torch, 2, 2, 4))
-        img = torch.rand(1, 2, 5, 5)
-        a = up(img)
-    b = torch.nn.functional.interpolate(img, scale_factor=2, mode="bilinear", align_corners=False)
-    torch.testing.assert_close(a[..., 1:-1, 1:-1], b[..., 1:-1, 1:-1])
+    # the prompt's claim: stride s = (k + 1) // 2 and padding (k - s) / 2 give bilinear
+    # interpolation away from the border whenever k - s is even (k = 4: lesson 18's s 2, p 1)
+    for k in (1, 4, 5, 8, 9):
+        s = (k + 1) // 2
+        up = torch.nn.ConvTranspose2d(2, 2, k, stride=s, padding=(k - s) // 2, bias=False)
+        with torch.no_grad():
+            up.weight.copy_(_d2l_bilinear_kernel(torch, 2, 2, k))
+            img = torch.rand(1, 2, 5, 5)
+            a = up(img)
+        b = torch.nn.functional.interpolate(
+            img, scale_factor=s, mode="bilinear", align_corners=False
+        )
+        assert a.shape == b.shape
+        m = max(1, s // 2)  # the border ring where the tent reaches past the input
+        torch.testing.assert_close(a[..., m:-m, m:-m], b[..., m:-m, m:-m])
 
 
 @pytest.mark.parametrize(

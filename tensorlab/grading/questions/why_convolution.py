@@ -308,8 +308,11 @@ ACTIVATION_BYTES = Question(
     prompt=(
         "Write activation_bytes(n, c, h, w, layers): a batch of n float32 images of shape "
         f"(c, h, w) goes through a stack of layers; {LAYERS_DOC}. Return the memory, in bytes, "
-        "of the outputs of all the layers together (what training keeps for the backward pass; "
-        "not the input, not the parameters), as an int."
+        "of the outputs of all the layers together (the activations; not the input, not the "
+        "parameters), as an int. (Autograd keeps, until backward() has used them, the tensors "
+        "each operation's backward formula needs: a convolution its input, a ReLU its output, a "
+        "max pool its input and its winners' positions. In such a stack those are these "
+        "outputs, each the next layer's input, which is why the memory grows with the batch.)"
     ),
     todo=(
         "Write activation_bytes: walk the shape through the layers and add up every layer's "
@@ -778,8 +781,11 @@ BILINEAR_TAPS = Question(
         "d2l's bilinear_kernel(c, c, kernel_size) (lesson 18) puts the outer product of a 1-D "
         "tent with itself on the diagonal of the weight. Write bilinear_taps(kernel_size): that "
         "1-D tent, as a tuple of kernel_size floats (for kernel_size 4: (0.25, 0.75, 0.75, "
-        "0.25)). It makes ConvTranspose2d(c, c, kernel_size, stride=(kernel_size + 1) // 2) "
-        "upsample bilinearly."
+        "0.25)). With s = (kernel_size + 1) // 2, it makes ConvTranspose2d(c, c, kernel_size, "
+        "stride=s, padding=(kernel_size - s) // 2) upsample by s exactly as F.interpolate(..., "
+        "mode='bilinear') does away from the border, when kernel_size - s is even (kernel_size "
+        "4: stride 2, padding 1, lesson 18; kernel_size 5: stride 3, padding 1); for an odd "
+        "kernel_size - s no padding centres the output."
     ),
     todo=(
         "Write bilinear_taps: factor = (kernel_size + 1) // 2; where is the centre of the tent "

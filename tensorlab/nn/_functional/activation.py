@@ -38,10 +38,19 @@ def relu_(input: Tensor) -> Tensor:
     return input.relu_()
 
 
+def _meta_result(input: Tensor, node: str, inplace: bool) -> Tensor:
+    """An activation of a meta tensor: ``input`` itself in place, else a result shaped like it."""
+    from ..._ops import meta
+
+    return input.mul_(1.0) if inplace else meta.same_shape(input, node, input)
+
+
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, ``negative_slope * x`` elsewhere (``LeakyReluBackward0``)."""
     check_tensor(input, "leaky_relu")
     _float_input(input, "leaky_relu_cpu")
+    if input.is_meta:  # the meta device: the shape, no data
+        return _meta_result(input, "LeakyReluBackward0", inplace)
     x = input._np()
     slope = np.asarray(negative_slope, dtype=x.dtype)
     res = np.where(x > 0, x, x * slope)
@@ -63,6 +72,8 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, ``alpha * (exp(x) - 1)`` elsewhere (``EluBackward0``)."""
     check_tensor(input, "elu")
     _float_input(input, "elu")
+    if input.is_meta:  # the meta device: the shape, no data
+        return _meta_result(input, "EluBackward0", inplace)
     x = input._np()
     ct = compute_dtype(input.dtype)
     xc = x.astype(ct, copy=False)
@@ -83,6 +94,8 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     _float_input(input, "GeluKernelImpl")
+    if input.is_meta:  # the meta device: the shape, no data
+        return _meta_result(input, "GeluBackward0", False)
     x = input._np().astype(np.float64)
     if approximate == "tanh":
         res = 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
@@ -124,6 +137,11 @@ def _softmax_common(input, dim, dtype, name: str, log: bool) -> Tensor:
         raise NotImplementedError(
             f"\"{kernel}\" not implemented for '{D.SCALAR_NAME[x.dtype.name]}'"
         )
+    if x.is_meta:  # the meta device: the shape, no data
+        from ..._ops import meta
+
+        node = "LogSoftmaxBackward0" if log else "SoftmaxBackward0"
+        return meta.same_shape(x, node, x)
     arr = x._np()
     ct = compute_dtype(x.dtype)
     a = arr.astype(ct, copy=False)
@@ -159,6 +177,10 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     check_tensor(input, "dropout")
     if not training or p == 0:
         return input  # torch hands back the input itself
+    if input.is_meta:  # the meta device: the shape, no data (and no draw from the generator)
+        from ..._ops import meta
+
+        return input.mul_(1.0) if inplace else meta.same_shape(input, "MulBackward0", input)
     if p == 1:
         m = from_array(np.zeros((), dtype=input.dtype.np), input.dtype, fresh=True)
     else:
@@ -208,6 +230,8 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)`` (``SiluBackward0``)."""
     check_tensor(input, "silu")
     _float_input(input, "silu")
+    if input.is_meta:  # the meta device: the shape, no data
+        return _meta_result(input, "SiluBackward0", inplace)
     x = input._np()
     with np.errstate(over="ignore"):
         res = x / (1 + np.exp(-x))
@@ -218,6 +242,8 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     """``log(1 + exp(beta x)) / beta``, and ``x`` where ``beta x > threshold``."""
     check_tensor(input, "softplus")
     _float_input(input, "softplus")
+    if input.is_meta:  # the meta device: the shape, no data
+        return _meta_result(input, "SoftplusBackward0", False)
     x = input._np()
     bx = x * np.asarray(beta, dtype=x.dtype)
     with np.errstate(over="ignore"):

@@ -216,6 +216,10 @@ def _convolution(x, weight, bias, stride, padding, dilation, groups, output_padd
     dilation = expand_param("dilation", dilation, dim)
     expand_param("output_padding", output_padding, dim)
     _check_shape_forward(x, weight, bias, stride, padding, dilation, groups)
+    if x.is_meta or weight.is_meta:  # the meta device: the shape, no data
+        from ..._ops import meta
+
+        return meta.conv(x, weight, bias, stride, padding, dilation, groups)
     if dim == 1:  # view 1-d as 2-d: (N, C, L) -> (N, C, 1, L)
         x = x.contiguous().unsqueeze(2)
         weight = weight.unsqueeze(2)

@@ -25,6 +25,12 @@ _C_NAME = {
 
 def _addmm(x2: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
     """``bias + x2 @ weight.T`` for 2-d ``x2``, recorded as one node."""
+    if x2.is_meta or weight.is_meta:  # the meta device: the shape, no data
+        from ..._ops import meta
+
+        node = "MmBackward0" if bias is None else "AddmmBackward0"
+        meta.any_meta(x2, weight, bias)
+        return meta.result((x2.shape[0], weight.shape[0]), x2, node, x2, weight, bias)
     a, w = x2._np(), weight._np()
     res = matmul(a, w.T)  # one BLAS thread for small products (see nn/_blas.py)
     if bias is not None:
@@ -51,6 +57,11 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     for s in input.shape[:-1]:
         rows *= s
     if k != weight.shape[1]:
+        if input.is_meta or weight.is_meta:  # the words of PyTorch's meta kernel
+            raise RuntimeError(
+                f"a and b must have same reduction dim, but got [{rows}, {k}] X "
+                f"[{weight.shape[1]}, {weight.shape[0]}]."
+            )
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and "
             f"{weight.shape[1]}x{weight.shape[0]})"

@@ -51,6 +51,12 @@ def batch_norm(
             raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    if input.is_meta:  # the meta device: the shape, no data
+        from ..._ops import meta
+
+        return meta.same_shape(
+            input, "NativeBatchNormBackward0", input, running_mean, running_var, weight, bias
+        )
     x = input._np()
     ct = np.float64
     shape = (1, c) + (1,) * (x.ndim - 2)
@@ -132,6 +138,10 @@ def layer_norm(
             f"[*, {', '.join(str(s) for s in ns)}], but got input of size"
             f"{_shape_list(input.shape)}"
         )
+    if input.is_meta:  # the meta device: the shape, no data
+        from ..._ops import meta
+
+        return meta.same_shape(input, "NativeLayerNormBackward0", input, weight, bias)
     x = input._np()
     axes = tuple(range(x.ndim - k, x.ndim))
     xd = x.astype(np.float64)

@@ -200,6 +200,10 @@ def max_pool2d_with_indices(
     _pool2d_shape_check(x, kh, kw, sh, sw, ph, pw, dh, dw, c, h, w, oh, ow)
     if x.dtype is D.bool_:
         raise _not_implemented("max_pool2d", x)
+    if x.is_meta:  # the meta device: the shape, no data
+        from ..._ops import meta
+
+        return meta.pool(x, oh, ow, "MaxPool2DWithIndicesBackward0", return_indices)
     arr = _as4d(x._np())
     out, idx = _max_pool_kernel(arr, (kh, kw), (sh, sw), (ph, pw), (dh, dw), oh, ow)
     values = _pool_result(out, x)
@@ -445,6 +449,10 @@ def avg_pool2d(
     _pool2d_shape_check(x, kh, kw, sh, sw, ph, pw, 1, 1, c, h, w, oh, ow)
     if x.dtype is D.bool_:
         raise _not_implemented("avg_pool2d", x)
+    if x.is_meta:  # the meta device: the shape, no data
+        from ..._ops import meta
+
+        return meta.pool(x, oh, ow, "AvgPool2DBackward0")
     arr = _as4d(x._np())
     div = _avg_divisor(
         h, w, (kh, kw), (sh, sw), (ph, pw), oh, ow, count_include_pad, divisor_override
@@ -561,6 +569,10 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     if not x.dtype.is_floating_point:
         raise _not_implemented("adaptive_avg_pool2d", x)
     oh, ow = size
+    if x.is_meta:  # the meta device: the shape, no data
+        from ..._ops import meta
+
+        return meta.pool(x, oh, ow, "AdaptiveAvgPool2DBackward0")
     arr = _as4d(x._np())
     h, w = arr.shape[-2:]
     ct = compute_dtype(x.dtype)
@@ -604,6 +616,10 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     if not x.dtype.is_floating_point:
         raise _not_implemented("adaptive_max_pool2d", x)
     oh, ow = size
+    if x.is_meta:  # the meta device: the shape, no data
+        from ..._ops import meta
+
+        return meta.pool(x, oh, ow, "AdaptiveMaxPool2DBackward0", return_indices)
     arr = _as4d(x._np())
     n, c, h, w = arr.shape
     hs, he = _adaptive_bounds(h, oh)

@@ -34,11 +34,22 @@ def embedding(
     if weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
     if input.dtype not in (D.int64, D.int32):
+        if input.is_meta:  # the words of PyTorch's meta kernel
+            raise RuntimeError(
+                "Expected tensor for argument #1 'indices' to have one of the following scalar "
+                f"types: Long, Int; but got tensorlab.{input.dtype.name} instead"
+            )
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
             f"types: Long, Int; but got tensorlab.{input.dtype._legacy} instead (while checking "
             "arguments for embedding)"
         )
+    if input.is_meta or weight.is_meta:  # the meta device: the shape, no data
+        from ..._ops import meta
+
+        meta.any_meta(input, weight)
+        shape = (*input.shape, weight.shape[1])
+        return meta.result(shape, weight, "EmbeddingBackward0", weight)
     idx = input._np().astype(np.int64)
     if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
         raise IndexError("index out of range in self")

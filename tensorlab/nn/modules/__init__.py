@@ -168,6 +168,8 @@ __all__ += [
 __all__ += ["Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Fold", "Unfold"]
 __all__ += ["LazyConv1d", "LazyConv2d", "LazyConv3d"]
 __all__ += ["LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]
+from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
 
+__all__ += ["PixelShuffle", "PixelUnshuffle"]
 __all__ += ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]

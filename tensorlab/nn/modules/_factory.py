@@ -6,11 +6,12 @@ from ... import _dtype as D
 
 
 def check_device(device) -> None:
-    """tensorlab runs on the CPU: ``None``, ``'cpu'`` or any object whose ``str`` is ``'cpu'``."""
+    """tensorlab runs on the CPU (``None``, ``'cpu'`` or any object whose ``str`` is ``'cpu'``)
+    and builds shapes without data on the ``'meta'`` device."""
     if device is None:
         return
     name = device if isinstance(device, str) else str(device)
-    if name == "cpu" or name.startswith("cpu:"):
+    if name in ("cpu", "meta") or name.startswith("cpu:"):
         return
     if name.startswith("cuda"):
         raise AssertionError("Torch not compiled with CUDA enabled")
@@ -26,4 +27,10 @@ def factory_dtype(device=None, dtype=None):
 def empty_param(shape, device=None, dtype=None):
     from ..._ops.creation import empty
 
-    return empty(tuple(shape), dtype=factory_dtype(device, dtype))
+    return empty(tuple(shape), dtype=factory_dtype(device, dtype), device=_meta_or_none(device))
+
+
+def _meta_or_none(device):
+    """``device=`` for the factory: ``'meta'`` when asked, else None (the default device, so
+    that ``with tensorlab.device('meta'):`` builds layers on the meta device)."""
+    return "meta" if device is not None and str(device) == "meta" else None

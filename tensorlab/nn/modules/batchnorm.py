@@ -9,7 +9,7 @@ from ... import _dtype as D
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
-from ._factory import empty_param, factory_dtype
+from ._factory import _meta_or_none, empty_param, factory_dtype
 from .lazy import LazyModuleMixin
 from .module import Module
 
@@ -55,9 +55,10 @@ class _NormBase(Module):
             self.register_parameter("bias", None)
         dt = factory_dtype(device, dtype)
         if self.track_running_stats:
-            self.register_buffer("running_mean", zeros(num_features, dtype=dt))
-            self.register_buffer("running_var", ones(num_features, dtype=dt))
-            self.register_buffer("num_batches_tracked", tensor(0, dtype=D.int64))
+            dev = _meta_or_none(device)
+            self.register_buffer("running_mean", zeros(num_features, dtype=dt, device=dev))
+            self.register_buffer("running_var", ones(num_features, dtype=dt, device=dev))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=D.int64, device=dev))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -94,7 +95,8 @@ class _BatchNorm(_NormBase):
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             n = self.num_batches_tracked
-            n._np()[...] += 1
+            if not n.is_meta:
+                n._np()[...] += 1
             n._vc[0] += 1
             if self.momentum is None:
                 factor = 1.0 / float(n.item())

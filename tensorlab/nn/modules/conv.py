@@ -98,9 +98,13 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups, *kernel_size)
         else:
             shape = (out_channels, in_channels // groups, *kernel_size)
-        self.weight = Parameter(empty(shape, dtype=dtype))
+        from ._factory import _meta_or_none, check_device
+
+        check_device(device)
+        device = _meta_or_none(device)
+        self.weight = Parameter(empty(shape, dtype=dtype, device=device))
         if bias:
-            self.bias = Parameter(empty(out_channels, dtype=dtype))
+            self.bias = Parameter(empty(out_channels, dtype=dtype, device=device))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections.abc
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
@@ -317,10 +318,13 @@ class Module:
                 )
         return destination
 
-    def load_state_dict(self, state_dict, strict: bool = True):
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
         """Copy values into the existing parameters/buffers (shapes must match). The error lists
         torch's lines in torch's order: missing keys, unexpected keys (``strict``), then each
-        size mismatch or non-tensor value in the model's order."""
+        size mismatch or non-tensor value in the model's order. ``assign=True`` puts the state
+        dict's tensors themselves in the module (wrapped in a ``Parameter`` with the old
+        parameter's ``requires_grad`` where needed): how a model built on the meta device gets
+        its weights."""
         from collections.abc import Mapping
 
         from ..parameter import is_lazy
@@ -349,7 +353,20 @@ class Module:
                     f"checkpoint, the shape in current model is {target.shape}."
                 )
                 continue
-            target._np()[...] = src._np()
+            if assign:
+                _assign(self, k, target, src)
+            elif target.is_meta:
+                if not src.is_meta:
+                    warnings.warn(
+                        f"for {k}: copying from a non-meta parameter in the checkpoint to a meta "
+                        "parameter in the current model, which is a no-op. (Did you mean to pass "
+                        "`assign=True` to assign items in the state dictionary to their "
+                        "corresponding key in the module instead of copying them in place?)",
+                        UserWarning,
+                        stacklevel=2,
+                    )
+            else:
+                target._np()[...] = src._np()
         if strict:
             if unexpected:
                 keys = ", ".join(f'"{k}"' for k in unexpected)
@@ -365,6 +382,23 @@ class Module:
         return _IncompatibleKeys(missing, unexpected)
 
     # ------------------------------------------------------------------ modes, grads, dtypes
+    def to_empty(self, *, device, recurse: bool = True) -> Module:
+        """Move parameters and buffers to ``device`` without copying their values: storage of
+        the right shapes, uninitialised (tensorlab's ``empty`` gives zeros). The way from a model
+        built on the meta device to one with memory (then ``reset_parameters`` or
+        ``load_state_dict``)."""
+        from ..._ops.creation import empty_like
+
+        if recurse:
+            return self._apply(lambda t: empty_like(t, device=device))
+        children = self._modules  # only this module's own tensors
+        object.__setattr__(self, "_modules", OrderedDict())
+        try:
+            self._apply(lambda t: empty_like(t, device=device))
+        finally:
+            object.__setattr__(self, "_modules", children)
+        return self
+
     def train(self, mode: bool = True) -> Module:
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
@@ -399,9 +433,15 @@ class Module:
         """Convert every parameter/buffer in place (the ``Parameter`` objects stay the same)."""
         for m in self.children():
             m._apply(fn)
-        for p in self._parameters.values():
+        for k, p in self._parameters.items():
             if p is not None:
-                p.data = fn(p.data)
+                new = fn(p.data)
+                if new.is_meta is p.is_meta:
+                    p.data = new
+                else:  # another device: a new Parameter, as torch's _apply makes
+                    from ..parameter import Parameter
+
+                    self._parameters[k] = Parameter(new, p.requires_grad)
         for k, b in self._buffers.items():
             if b is not None:
                 self._buffers[k] = fn(b)
@@ -412,7 +452,13 @@ class Module:
         fmt = kwargs.pop("memory_format", None)
         if fmt is not None:  # 4-d and 5-d parameters and buffers change memory format
             self._apply(lambda t: t.to(memory_format=fmt) if t.dim() in (4, 5) else t)
-        dtype = parse_to_args(args, kwargs, "to() received an invalid keyword argument")
+        dtype, kind = parse_to_args(args, kwargs, "to() received an invalid keyword argument", True)
+        if kind == "cpu" and any(t.is_meta for t in (*self.parameters(), *self.buffers())):
+            from ..._meta import MODULE_TO
+
+            raise NotImplementedError(MODULE_TO)
+        if kind == "meta":
+            self._apply(lambda t: t.to("meta"))
         if dtype is not None:
             dtype = D.to_dtype(dtype)
             if not dtype.is_floating_point:
@@ -436,6 +482,10 @@ class Module:
         return self._apply(lambda t: t.type(dst_type))
 
     def cpu(self) -> Module:
+        if any(t.is_meta for t in (*self.parameters(), *self.buffers())):
+            from ..._meta import NO_DATA
+
+            raise NotImplementedError(NO_DATA)
         return self
 
     # ------------------------------------------------------------------ printing
@@ -473,3 +523,21 @@ class _IncompatibleKeys(
 
 
 # ---------------------------------------------------------------------------- containers
+
+
+def _assign(root: Module, key: str, target, src) -> None:
+    """``load_state_dict(assign=True)`` for one entry: torch's ``_load_from_state_dict``."""
+    from ..parameter import Parameter
+
+    *path, name = key.split(".")
+    owner = root
+    for part in path:
+        owner = owner._modules[part]
+    if isinstance(target, Parameter):
+        if not isinstance(src, Parameter):
+            src = Parameter(src, requires_grad=target.requires_grad)
+        else:
+            src.requires_grad_(target.requires_grad)
+        owner._parameters[name] = src
+    else:
+        owner._buffers[name] = src

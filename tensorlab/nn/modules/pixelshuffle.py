@@ -1,0 +1,42 @@
+"""``PixelShuffle``, ``PixelUnshuffle`` (``torch/nn/modules/pixelshuffle.py``)."""
+
+from __future__ import annotations
+
+from .. import functional as F
+from .module import Module
+
+__all__ = ["PixelShuffle", "PixelUnshuffle"]
+
+
+class PixelShuffle(Module):
+    """``F.pixel_shuffle(input, upscale_factor)``: ``(*, C·r², H, W) -> (*, C, H·r, W·r)``, the
+    sub-pixel convolution's rearrangement (Shi et al., 2016)."""
+
+    __constants__ = ["upscale_factor"]
+
+    def __init__(self, upscale_factor: int) -> None:
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input):
+        return F.pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    """``F.pixel_unshuffle(input, downscale_factor)``: the inverse of :class:`PixelShuffle`,
+    ``(*, C, H·r, W·r) -> (*, C·r², H, W)``."""
+
+    __constants__ = ["downscale_factor"]
+
+    def __init__(self, downscale_factor: int) -> None:
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input):
+        return F.pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"downscale_factor={self.downscale_factor}"
