@@ -170,3 +170,21 @@ def test_errors_match_torch(torch, case):
             "not_tensor",
         ):
             raises_same(lambda: call(tl, F), lambda: call(torch, torch.nn.functional))
+
+
+@pytest.mark.parametrize("kind", ["plain", "causal", "bool_mask", "float_mask"])
+def test_meta_tensors_give_the_shape_torch_gives(torch, kind):
+    def call(lib, F_):
+        q = lib.ones(2, 2, 3, 4, device="meta")
+        k, v = lib.ones(2, 2, 5, 4, device="meta"), lib.ones(2, 2, 5, 6, device="meta")
+        mask = {
+            "bool_mask": lib.ones(3, 5, dtype=lib.bool, device="meta"),
+            "float_mask": lib.ones(3, 5, device="meta"),
+        }.get(kind)
+        return F_.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=kind == "causal")
+
+    ours, theirs = call(tl, F), call(torch, torch.nn.functional)
+    assert ours.device.type == theirs.device.type == "meta"
+    assert (
+        tuple(ours.shape) == tuple(theirs.shape) and str(ours.dtype)[-7:] == str(theirs.dtype)[-7:]
+    )

@@ -72,7 +72,12 @@ def _bool_to_additive(mask: Tensor, dtype) -> Tensor:
     """torch's ``convert_boolean_attn_mask``: True takes part (0.0), False is ``-inf``."""
     from ... import full, where, zeros
 
-    return where(mask.logical_not(), full((), -math.inf, dtype=dtype), zeros((), dtype=dtype))
+    dev = mask.device
+    return where(
+        mask.logical_not(),
+        full((), -math.inf, dtype=dtype, device=dev),
+        zeros((), dtype=dtype, device=dev),
+    )
 
 
 def _safe_softmax(x: Tensor) -> Tensor:
@@ -80,9 +85,11 @@ def _safe_softmax(x: Tensor) -> Tensor:
     from ... import where, zeros
 
     out = x.softmax(-1)
+    if x.device.type == "meta":  # shapes only: no values to look at
+        return out
     masked_rows = (x == -math.inf).all(-1, keepdim=True)
     if bool(masked_rows.any()):
-        out = where(masked_rows, zeros((), dtype=out.dtype), out)
+        out = where(masked_rows, zeros((), dtype=out.dtype, device=out.device), out)
     return out
 
 
@@ -111,7 +118,8 @@ def scaled_dot_product_attention(
         mask = _bool_to_additive(mask, query.dtype)
     if is_causal:
         L, S = query.shape[-2], key.shape[-2]
-        mask = _bool_to_additive(ones((L, S), dtype=D.bool_).tril(), query.dtype)
+        causal = ones((L, S), dtype=D.bool_).tril().to(query.device)  # tril has no meta kernel
+        mask = _bool_to_additive(causal, query.dtype)
     k, v = key, value
     if enable_gqa and query.ndim >= 3 and key.ndim >= 3:
         hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
