@@ -3,7 +3,8 @@
 A facade: each family lives in a module of :mod:`tensorlab.nn._functional` (as torch's
 ``functional.py`` has sections): ``conv`` (conv1d/2d/3d), ``padding`` (pad), ``fold``
 (fold/unfold), ``activation``, ``linear``, ``pooling``, ``normalization``, ``loss``, ``sparse``,
-``pixelshuffle``, ``upsampling``; ``conv_transpose*`` come from :mod:`tensorlab.nn._conv_transpose`.
+``pixelshuffle``, ``upsampling``, ``attention`` (scaled_dot_product_attention); ``conv_transpose*``
+come from :mod:`tensorlab.nn._conv_transpose`.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from ._functional.activation import (  # noqa: E402
     softplus,
     tanh,
 )
+from ._functional.attention import scaled_dot_product_attention  # noqa: E402
 from ._functional.linear import linear, one_hot  # noqa: E402
 from ._functional.pooling import (  # noqa: E402
     adaptive_avg_pool1d,
@@ -137,5 +139,6 @@ __all__ += [
     "nll_loss",
     "pixel_shuffle",
     "pixel_unshuffle",
+    "scaled_dot_product_attention",
     "upsample",
 ]
