@@ -271,6 +271,8 @@ def _flip(n, g):
 def _addmm(n, g):
     k = 1 if n.has_bias else 0
     w, x = _get(n.w), _get(n.x)
+    if n._wt:  # the saved ``w.t()`` (saved-tensor hooks)
+        w = w.t()
     gx = g.mm(w) if n.needs_grad(k) else None
     gw = g.t().mm(x) if n.needs_grad(k + 1) else None
     if not n.has_bias:

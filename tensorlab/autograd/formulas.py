@@ -158,17 +158,17 @@ class PowBackward1(Node):
 
     def __init__(self, a, b, out):
         super().__init__(_t(a), _t(b))
-        self.a, self.b = self.save(a), self.save(b)
-        self.out = self.save(out, output=True) if self.needs_grad(1) else None
+        self.b, self.a = self.save(b), self.save(a)  # torch's order: exponent, self, result
+        self.out = self.save(out, output=True)
 
     def backward(self, g):
-        x, e = _value(self.a), _value(self.b)
+        e, x = _value(self.b), _value(self.a)
         ga = gb = None
         with np.errstate(all="ignore"):
             if self.needs_grad(0):
                 ga = np.where(e == 0, 0, g * (e * np.power(x, e - 1)))
+            r = _value(self.out)  # (unpacked whichever gradients are needed, as in torch)
             if self.needs_grad(1):
-                r = _value(self.out)
                 gb = np.where((x == 0) & (e >= 0), 0, _pow_exponent_grad(g, x, r))
         return (ga, gb)
 

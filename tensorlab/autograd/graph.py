@@ -19,7 +19,13 @@ import weakref
 
 import numpy as np
 
+from . import saved_hooks as _saved_hooks
 from .grad_mode import SAVED_INFERENCE, STATE
+from .saved_hooks import (  # noqa: F401  (torch.autograd.graph's context managers)
+    disable_saved_tensors_hooks,
+    save_on_cpu,
+    saved_tensors_hooks,
+)
 
 # ---------------------------------------------------------------------------------------------
 # messages PyTorch uses
@@ -92,7 +98,18 @@ class SavedTensor:
     was already freed by a backward pass.
     """
 
-    __slots__ = ("_tensor", "_array", "_vc", "_version", "_desc", "_node", "_released", "_nr")
+    __slots__ = (
+        "_tensor",
+        "_array",
+        "_vc",
+        "_version",
+        "_desc",
+        "_node",
+        "_released",
+        "_nr",
+        "_unpack_hook",
+        "_packed",
+    )
 
     def __init__(self, t, node: Node | None = None):
         vc = t._vc
@@ -103,6 +120,12 @@ class SavedTensor:
         self._released = False
         self._node = None
         self._nr = 0  # which output of ``node`` (autograd.Function nodes have several)
+        self._unpack_hook = None
+        if _saved_hooks.STACK:
+            hooks = _saved_hooks.current()
+            if hooks is not None:
+                self._pack(t, node, hooks)
+                return
         if node is None:
             self._tensor, self._array, self._desc = t, None, None
         else:  # an output of ``node``
@@ -110,9 +133,25 @@ class SavedTensor:
             self._desc = (type_string(t), tuple(t._shape))
             self._node = weakref.ref(node)
 
+    def _pack(self, t, node, hooks) -> None:
+        """Keep ``pack_hook(t)`` instead of ``t`` (``saved_tensors_hooks``). PyTorch hands an
+        output to the hook with its ``grad_fn`` already set, and checks no version later."""
+        self._tensor = self._array = None
+        self._desc = (type_string(t), tuple(t._shape))
+        if node is not None:
+            self._node = weakref.ref(node)
+            if t._grad_fn is None:
+                t._grad_fn = node  # (``attach`` sets it right after the node is made)
+        else:
+            self._desc += (t.grad_fn, t.requires_grad)
+        self._unpack_hook = hooks[1]
+        self._packed = _saved_hooks.pack(hooks[0], t)
+
     def unpack(self) -> np.ndarray:
         if self._released:
             raise RuntimeError(FREED)
+        if self._unpack_hook is not None:
+            return _saved_hooks.unpack(self._unpack_hook, self._packed)._np()
         if self._vc[0] != self._version:
             raise RuntimeError(self._modified_message())
         return self._tensor._np() if self._tensor is not None else self._array
@@ -121,6 +160,8 @@ class SavedTensor:
         """The saved tensor as a tensor with its history (for formulas that are themselves
         differentiated): an input is the tensor itself; an output gets its node back as
         ``grad_fn``, so a second derivative flows through this node again (as in PyTorch)."""
+        if self._unpack_hook is not None:
+            return self._unpack_tensor_hooked()
         arr = self.unpack()
         if self._tensor is not None:
             return self._tensor
@@ -134,6 +175,26 @@ class SavedTensor:
             t._grad_fn = node
             if self._nr:
                 t._output_nr = (node, self._nr)
+        return t
+
+    def _unpack_tensor_hooked(self):
+        """What ``unpack_hook`` gives, as a new tensor sharing its memory with the saved
+        tensor's history (PyTorch rewraps the hook's result the same way)."""
+        if self._released:
+            raise RuntimeError(FREED)
+        t = _saved_hooks.unpack(self._unpack_hook, self._packed).detach()
+        if self._node is not None:
+            node = self._node()
+            if node is not None:
+                t._grad_fn = node
+                if self._nr:
+                    t._output_nr = (node, self._nr)
+        else:
+            grad_fn, requires_grad = self._desc[2:]
+            if grad_fn is not None:
+                t._grad_fn = grad_fn
+            elif requires_grad:
+                t._requires_grad = True
         return t
 
     def _modified_message(self) -> str:
@@ -155,6 +216,9 @@ class SavedTensor:
     def release(self) -> None:
         self._released = True
         self._tensor = self._array = None
+        if self._unpack_hook is not None:
+            self._packed = self._unpack_hook = None
+            self._desc = self._desc[:2]
 
 
 class SavedValue:

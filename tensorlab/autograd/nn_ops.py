@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
+from . import saved_hooks as _saved_hooks
 from .graph import Node
 
 
@@ -114,15 +115,32 @@ class AddmmBackward0(Node):
             super().__init__(_t(bias), _t(x), _t(w))
         self.has_bias = bias is not None
         k = 1 if self.has_bias else 0
-        self.x = self.save(x) if self.needs_grad(k + 1) else None
-        self.w = self.save(w) if self.needs_grad(k) else None
+        # torch saves ``w.t()`` (a TBackward0 view); made only when saved-tensor hooks can see it
+        self._wt = bool(_saved_hooks.STACK) and self.needs_grad(k)
+        if self._wt:
+            w = w.t()
+        save_x, save_w = self.needs_grad(k + 1), self.needs_grad(k)
+        if self.has_bias:  # torch's order: addmm saves mat1, mat2; mm saves mat2, self
+            self.x = self.save(x) if save_x else None
+            self.w = self.save(w) if save_w else None
+        else:
+            self.w = self.save(w) if save_w else None
+            self.x = self.save(x) if save_x else None
 
     def backward(self, g):
         k = 1 if self.has_bias else 0
         from ..nn._blas import matmul  # one BLAS thread for small products
 
-        gx = matmul(g, self.w.unpack()) if self.needs_grad(k) else None
-        gw = matmul(g.T, self.x.unpack()) if self.needs_grad(k + 1) else None
+        if self.has_bias:  # torch's unpacking order (seen by unpack hooks)
+            x = self.x.unpack() if self.x is not None else None
+            w = self.w.unpack() if self.w is not None else None
+        else:
+            w = self.w.unpack() if self.w is not None else None
+            x = self.x.unpack() if self.x is not None else None
+        if self._wt:
+            w = w.T
+        gx = matmul(g, w) if self.needs_grad(k) else None
+        gw = matmul(g.T, x) if self.needs_grad(k + 1) else None
         if not self.has_bias:
             return (gx, gw)
         gb = g.sum(axis=0) if self.needs_grad(0) else None
@@ -143,13 +161,13 @@ class NllLossBackward0(Node):
         self._name = name
         # numpy: the target (class axis removed), each sample's weight (0 where ignored), and
         # whether it is not ignore_index; saved like torch's target (freed after backward)
-        self._saved_target = self.save((target_idx, weights, valid))
+        self._target_np = self.save((target_idx, weights, valid))
         self.reduction = reduction
         self.total_weight = total_weight
         self.shape = tuple(x.shape)
 
     def backward(self, g):
-        self.target, w, keep = self._saved_target.unpack()
+        self.target, w, keep = self._target_np.unpack()
         dt = g.dtype
         if self.reduction == "none":
             g = g.reshape(w.shape)
