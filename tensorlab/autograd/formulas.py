@@ -376,6 +376,7 @@ class ClampBackward(Node):
 class _MatmulBackward(Node):
     def __init__(self, a, b):
         super().__init__(_t(a), _t(b))
+        self._strides = (a._stride, b._stride)  # (``_saved_*_sym_strides``)
         self.b = self.save(b) if self.needs_grad(0) else None
         self.a = self.save(a) if self.needs_grad(1) else None
 

@@ -128,9 +128,9 @@ class SavedTensor:
                 return
         if node is None:
             self._tensor, self._array, self._desc = t, None, None
-        else:  # an output of ``node``
+        else:  # an output of ``node`` (its storage kept for ``_saved_result``)
             self._tensor, self._array = None, t._np()
-            self._desc = (type_string(t), tuple(t._shape))
+            self._desc = (type_string(t), tuple(t._shape), t._storage, t._stride, t._offset)
             self._node = weakref.ref(node)
 
     def _pack(self, t, node, hooks) -> None:
@@ -168,7 +168,8 @@ class SavedTensor:
         from .. import _dtype as D
         from .._tensor import Tensor
 
-        t = Tensor._from_array(arr, D.from_numpy_dtype(arr.dtype))
+        storage, stride, offset = self._desc[2:]
+        t = Tensor(storage, arr.shape, stride, offset, D.from_numpy_dtype(arr.dtype))
         t._vc = self._vc
         node = self._node()
         if node is not None:
@@ -176,6 +177,25 @@ class SavedTensor:
             if self._nr:
                 t._output_nr = (node, self._nr)
         return t
+
+    def register_hooks(self, pack_hook, unpack_hook) -> None:
+        """``grad_fn._raw_saved_<name>.register_hooks``: pack this saved tensor now."""
+        if self._released:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved variables after calling "
+                "backward."
+            )
+        if self._unpack_hook is not None:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. "
+                "Hint: only one pair of hooks is allowed at a time."
+            )
+        t = self._tensor if self._tensor is not None else self.unpack_tensor()
+        node = None if self._node is None else self._node()
+        self._pack(t, node, (pack_hook, unpack_hook))
 
     def _unpack_tensor_hooked(self):
         """What ``unpack_hook`` gives, as a new tensor sharing its memory with the saved
@@ -203,7 +223,7 @@ class SavedTensor:
             fn = self._tensor.grad_fn
             name = None if fn is None else fn.name()
         else:
-            kind, shape = self._desc
+            kind, shape = self._desc[:2]
             node = self._node()
             name = None if node is None else node.name()
         where = "" if name is None else f", which is output 0 of {op_name(name)},"
@@ -216,9 +236,9 @@ class SavedTensor:
     def release(self) -> None:
         self._released = True
         self._tensor = self._array = None
-        if self._unpack_hook is not None:
-            self._packed = self._unpack_hook = None
-            self._desc = self._desc[:2]
+        self._packed = self._unpack_hook = None
+        if self._desc is not None:
+            self._desc = self._desc[:2]  # (the output's storage, an input's grad_fn)
 
 
 class SavedValue:
@@ -252,6 +272,8 @@ class Node:
     PyTorch counts, such as a Python number: it shows as ``(None, 0)`` in ``next_functions``).
     """
 
+    _n_outputs = 1  # (autograd.Function nodes with several outputs set their own)
+
     def __init__(self, *inputs):
         self.next_functions = tuple(gradient_edge(t) for t in inputs)
         self._input_meta = tuple(None if t is None else (t._shape, t._dtype) for t in inputs)
@@ -274,6 +296,20 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {hex(id(self))}>"
+
+    def __getattr__(self, name: str):
+        """``_saved_<name>`` / ``_raw_saved_<name>``: what the node saved, under PyTorch's
+        names (:mod:`.saved_attrs`); called only for names the node does not have."""
+        if name.startswith(("_saved_", "_raw_saved_")):
+            from .saved_attrs import lookup
+
+            return lookup(self, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        from .saved_attrs import names
+
+        return sorted(set(super().__dir__()) | set(names(self)))
 
     def apply_tensor(self, grad) -> tuple:
         """``backward`` in a ``create_graph=True`` pass: tensors in, tensors out, recorded.

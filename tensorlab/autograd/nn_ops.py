@@ -117,6 +117,7 @@ class AddmmBackward0(Node):
         k = 1 if self.has_bias else 0
         # torch saves ``w.t()`` (a TBackward0 view); made only when saved-tensor hooks can see it
         self._wt = bool(_saved_hooks.STACK) and self.needs_grad(k)
+        self._strides = (x._stride, w._stride)  # (``_saved_*_sym_strides``)
         if self._wt:
             w = w.t()
         save_x, save_w = self.needs_grad(k + 1), self.needs_grad(k)
