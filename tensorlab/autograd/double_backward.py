@@ -133,7 +133,7 @@ _FROM_RESULT = {
     "rsqrt": lambda g, r: -0.5 * g * r * r * r,
     "tan": lambda g, r: g * (1 + r * r),
     "tanh": lambda g, r: g * (1 - r * r),
-    "sigmoid": lambda g, r: g * ((1 - r) * r),
+    "sigmoid": lambda g, r: g * (1 - r) * r,
     "reciprocal": lambda g, r: -g * (r * r),
     "exp2": lambda g, r: g * r * _LN2,
     "expm1": lambda g, r: g * (r + 1),

@@ -144,7 +144,20 @@ class PowBackward0(Node):
         x = _value(self.a)
         if e == 0:
             return (np.zeros_like(g),)
-        return (g * (e * np.power(x, e - 1)),)
+        # ATen's pow_backward: grad * (e * self.pow(e - 1)), with pow's own kernel (1 / (x * x)
+        # for -2, x * x for 2...), so a hand-derived gradient written with ** matches bit for bit
+        return (g * (e * _pow_scalar(x, e - 1)),)
+
+
+def _pow_scalar(x: np.ndarray, e) -> np.ndarray:
+    """``x ** e`` for a number ``e`` as ``Tensor.pow`` computes it (its special exponents)."""
+    if e == 1:
+        return x
+    from .._ops.arithmetic import _POW_SPECIAL
+
+    special = _POW_SPECIAL.get(float(e)) if x.dtype != np.float16 else None
+    with np.errstate(all="ignore"):
+        return special(x) if special is not None else np.power(x, e)
 
 
 def _pow_exponent_grad(g, base, result):
@@ -266,16 +279,26 @@ UNARY_FROM_INPUT = {
 UNARY_FROM_RESULT = {
     "exp": lambda g, r: g * r,
     "sqrt": lambda g, r: g / (2 * r),
-    "rsqrt": lambda g, r: -0.5 * g * r * r * r,
+    "rsqrt": lambda g, r: -0.5 * g * (r * r * r),  # ATen: -0.5 * grad * result.pow(3)
     "tan": lambda g, r: g * (1 + r * r),
-    "tanh": lambda g, r: g * (1 - r * r),
-    "sigmoid": lambda g, r: g * ((1 - r) * r),
+    "tanh": lambda g, r: _tanh_grad(g, r),
+    "sigmoid": lambda g, r: g * (1 - r) * r,  # ATen's sigmoid_backward: a * (1 - b) * b
     "reciprocal": lambda g, r: -g * (r * r),
     "exp2": lambda g, r: g * r * _LN2,
     "expm1": lambda g, r: g * (r + 1),
     "relu": lambda g, r: _relu_grad(g, r),
 }
 UNARY_NAMES = {"log1p": "Log1PBackward0"}
+
+
+def _tanh_grad(g, r):
+    """ATen's ``tanh_backward``: ``a * (1 - b * b)``, which its vectorised CPU kernels compute
+    with a fused multiply-add for ``1 - b * b`` (one rounding: the float32 square is exact in
+    float64). Other dtypes: the plain formula."""
+    r = np.asarray(r)
+    if r.dtype == np.float32:
+        return g * (1 - r.astype(np.float64) * r).astype(np.float32)
+    return g * (1 - r * r)
 
 
 def _relu_grad(g, r):
