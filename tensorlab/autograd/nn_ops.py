@@ -213,7 +213,7 @@ class BinaryCrossEntropyBackward0(Node):
     """``binary_cross_entropy``: ``g w (x - t) / max((1 - x) x, eps)``."""
 
     def __init__(self, x, target, weight, reduction):
-        super().__init__(_t(x), _t(target), _t(weight))
+        super().__init__(_t(x), _t(target))  # (weight: not differentiable, no edge, as in torch)
         self.x, self.t = self.save(x), self.save(target)
         self.w = None if weight is None else self.save(weight)
         self.reduction = reduction
@@ -234,14 +234,14 @@ class BinaryCrossEntropyBackward0(Node):
                 gt = gt * self.w.unpack()
             if self.reduction == "mean":
                 gt = gt / x.size
-        return (gi.astype(x.dtype), gt, None)
+        return (gi.astype(x.dtype), gt)
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Node):
     """``binary_cross_entropy_with_logits``: ``g w ((1 + (pw - 1) t) sigmoid(x) - pw t)``."""
 
     def __init__(self, x, target, weight, pos_weight, reduction):
-        super().__init__(_t(x), _t(target), _t(weight), _t(pos_weight))
+        super().__init__(_t(x), _t(target))  # (weights: not differentiable, no edges)
         self.x, self.t = self.save(x), self.save(target)
         self.w = None if weight is None else self.save(weight)
         self.pw = None if pos_weight is None else self.save(pos_weight)
@@ -272,7 +272,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
                 gt = gt * self.w.unpack()
             if self.reduction == "mean":
                 gt = gt / math.prod(n)
-        return (gi, gt, None, None)
+        return (gi, gt)
 
 
 # ---------------------------------------------------------------------------------------------

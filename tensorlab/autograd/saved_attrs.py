@@ -187,6 +187,8 @@ SPECS: dict = {
     "AddBackward0": {"alpha": _attr("alpha")},
     "SubBackward0": {"alpha": _attr("alpha")},
     "MulBackward0": {"other": lambda n: _tensor(n.b), "self": lambda n: _tensor(n.a)},
+    "MulBackward1": {"other": _attr("other")},
+    "DivBackward1": {"other": _attr("other")},
     "DivBackward0": {"other": lambda n: _tensor(n.b), "self": lambda n: _tensor(n.a)},
     "PowBackward0": {"exponent": _attr("exponent"), "self": lambda n: _tensor(n.a)},
     "PowBackward1": {

@@ -16,6 +16,7 @@ from ..._ops import _cascade
 from ..._ops._elementwise import output_strides
 from ..._tensor import Tensor, from_array
 from ...autograd.graph import Node
+from ._loss_nodes import add_scalar, fused
 from ._util import record
 from .loss import _broadcast, _legacy_reduction, _reduction, _warn_size, _weighted, l1_loss
 
@@ -150,7 +151,12 @@ def soft_margin_loss(
 ) -> Tensor:
     """``log(1 + exp(-target * input))``."""
     reduction = _reduction(_red(reduction, size_average, reduce))
-    return _apply((-target * input).exp().log1p(), reduction)
+    return fused(
+        "SoftMarginLossBackward0",
+        lambda x, t: _apply((-t * x).exp().log1p(), reduction),
+        input,
+        target,
+    )
 
 
 def margin_ranking_loss(
@@ -163,7 +169,7 @@ def margin_ranking_loss(
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
         )
-    return _apply((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+    return _apply(add_scalar(-target * (input1 - input2), margin).clamp_min(0), reduction)
 
 
 def hinge_embedding_loss(
@@ -412,7 +418,7 @@ def triplet_margin_loss(
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         dist_neg = tmin(dist_neg, pairwise_distance(positive, negative, p, eps))
-    return _apply((margin + dist_pos - dist_neg).clamp_min(0), reduction)
+    return _apply((add_scalar(dist_pos, margin) - dist_neg).clamp_min(0), reduction)
 
 
 def triplet_margin_with_distance_loss(
@@ -445,7 +451,7 @@ def triplet_margin_with_distance_loss(
     dist_neg = distance_function(anchor, negative)
     if swap:
         dist_neg = minimum(dist_neg, distance_function(positive, negative))
-    return _apply((margin + dist_pos - dist_neg).clamp_min(0), reduction)
+    return _apply((margin + dist_pos - dist_neg).clamp_min(0), reduction)  # (Python's +)
 
 
 def multi_margin_loss(
@@ -474,13 +480,18 @@ def multi_margin_loss(
         raise RuntimeError(f"inconsistent target size, expected {n} but got {_sizes(target)}")
     if bool(((t < 0) | (t >= c)).any()):
         raise RuntimeError("target out of range")
-    xt = x.gather(1, t.unsqueeze(1))
-    z = (margin - xt + x).clamp_min(0)
-    h = z if p == 1 else z * z
-    if weight is not None:
-        h = h * weight[t].unsqueeze(1)
-    other = (arange(c).unsqueeze(0) != t.unsqueeze(1)).to(h.dtype)
-    loss = (h * other).sum(1) / c
-    if input.dim() != 2 and reduction == "none":
-        loss = loss.reshape(())
-    return _apply(loss, reduction)
+
+    def compose(inp):
+        x = inp if inp.dim() == 2 else inp.reshape(1, -1)
+        xt = x.gather(1, t.unsqueeze(1))
+        z = (margin - xt + x).relu()  # ATen's kernel: only z > 0 counts (and gets a gradient)
+        h = z if p == 1 else z * z
+        if weight is not None:
+            h = h * weight[t].unsqueeze(1)
+        other = (arange(c).unsqueeze(0) != t.unsqueeze(1)).to(h.dtype)
+        loss = (h * other).sum(1) / c
+        if input.dim() != 2 and reduction == "none":
+            loss = loss.reshape(())
+        return _apply(loss, reduction)
+
+    return fused("MultiMarginLossBackward0", compose, input)
