@@ -297,7 +297,10 @@ def _tanh_grad(g, r):
     float64). Other dtypes: the plain formula."""
     r = np.asarray(r)
     if r.dtype == np.float32:
-        return g * (1 - r.astype(np.float64) * r).astype(np.float32)
+        r64 = r.astype(np.float64)
+        np.multiply(r64, r64, out=r64)
+        np.subtract(1.0, r64, out=r64)
+        return g * r64.astype(np.float32)
     return g * (1 - r * r)
 
 
