@@ -76,6 +76,20 @@ LOSSES = {
         v["x"], v["cls"], p=2, margin=0.5, reduction="sum"
     ),
     "multi_margin_loss_1d": lambda F, nn, v: F.multi_margin_loss(v["x"][0], v["cls"][:1]),
+    "multilabel_margin_loss": lambda F, nn, v: F.multilabel_margin_loss(
+        v["x"], v["cls"].new_tensor([[2, 0, -1], [1, 1, -1], [0, 1, 2], [-1, 0, 1]])
+    ),
+    "multilabel_margin_loss_none": lambda F, nn, v: F.multilabel_margin_loss(
+        v["x"],
+        v["cls"].new_tensor([[2, 0, -1], [1, 1, -1], [0, 1, 2], [-1, 0, 1]]),
+        reduction="none",
+    ),
+    "multilabel_margin_loss_1d": lambda F, nn, v: F.multilabel_margin_loss(
+        v["x"][1], v["cls"].new_tensor([2, -1, 0]), reduction="none"
+    ),
+    "nn.MultiLabelMarginLoss": lambda F, nn, v: nn.MultiLabelMarginLoss(reduction="sum")(
+        v["x"], v["cls"].new_tensor([[2, 0, -1], [1, -1, 2], [0, 1, 2], [1, 0, -1]])
+    ),
     "hinge_embedding_loss": lambda F, nn, v: F.hinge_embedding_loss(v["x"], v["t"].sign()),
     "margin_ranking_loss": lambda F, nn, v: F.margin_ranking_loss(
         v["x"][:, 0], v["x"][:, 1], v["t"][:, 0].sign(), margin=0.3
@@ -189,4 +203,42 @@ def test_margin_losses_gradients(torch, n, c, reduction, p, margin, data):
         out.append((a.grad_fn.name(), b.grad_fn.name(), a.detach(), b.detach(), x.grad))
     assert out[0][:2] == out[1][:2]
     for o, t in zip(out[0][2:], out[1][2:]):
+        np.testing.assert_allclose(o._np(), t.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "target",
+    [[[0, 1, 2], [1, -1, 0]], [[0, 5, -1, 0], [1, -1, 0, 0]], [[0.0, 1, -1, 2], [1, 0, -1, 2]]],
+)
+def test_multilabel_margin_loss_errors(torch, target):
+    def run(lib):
+        F = importlib.import_module(lib.__name__ + ".nn.functional")
+        t = lib.tensor(target)
+        return F.multilabel_margin_loss(lib.zeros(2, 4, requires_grad=True), t)
+
+    raises_same(lambda: run(tl), lambda: run(torch))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n=st.integers(1, 5),
+    c=st.integers(1, 6),
+    reduction=st.sampled_from(["mean", "sum", "none"]),
+    data=st.data(),
+)
+def test_multilabel_margin_loss_values_and_gradients(torch, n, c, reduction, data):
+    vals = data.draw(st.lists(st.integers(-16, 16), min_size=n * c, max_size=n * c))
+    x0 = np.array(vals, dtype=np.float32).reshape(n, c) / 8
+    t0 = np.array(
+        data.draw(st.lists(st.integers(-1, c - 1), min_size=n * c, max_size=n * c))
+    ).reshape(n, c)
+    out = []
+    for lib in (tl, torch):
+        F = importlib.import_module(lib.__name__ + ".nn.functional")
+        x = lib.tensor(x0, requires_grad=True)
+        y = F.multilabel_margin_loss(x, lib.tensor(t0), reduction=reduction)
+        y.sum().backward()
+        out.append((y.grad_fn.name(), y.detach(), x.grad))
+    assert out[0][0] == out[1][0]
+    for o, t in zip(out[0][1:], out[1][1:]):
         np.testing.assert_allclose(o._np(), t.numpy(), rtol=1e-5, atol=1e-6)

@@ -495,3 +495,44 @@ def multi_margin_loss(
         return _apply(loss, reduction)
 
     return fused("MultiMarginLossBackward0", compose, input)
+
+
+def multilabel_margin_loss(
+    input, target, size_average=None, reduce=None, reduction: str = "mean"
+) -> Tensor:
+    """Per sample, over its target classes ``j`` (``target`` up to the first ``-1``) and the
+    classes ``i`` that are not targets: ``sum max(0, 1 - (x[j] - x[i])) / C``
+    (``MultilabelMarginLossBackward0``)."""
+    from ..._ops.comparison import where
+
+    reduction = _reduction(_red(reduction, size_average, reduce))
+    if target.dtype is not D.int64:
+        raise RuntimeError(
+            f"expected scalar type Long but found {D.SCALAR_NAME[target.dtype.name]}"
+        )
+    if input.dim() > 2 or tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(
+            f"inconsistent target size: {_sizes(target)} for input of size: {_sizes(input)}"
+        )
+    c = input.shape[-1] if input.dim() else 1
+    tn = target._np().reshape(-1, c)
+    valid = np.cumprod(tn >= 0, axis=1).astype(bool)  # the targets before the first -1
+    if bool((tn[valid] >= c).any()):
+        raise RuntimeError("argument #2 'target' is out of range")
+    rows = np.broadcast_to(np.arange(tn.shape[0])[:, None], tn.shape)
+    is_target = np.zeros(tn.shape, dtype=bool)
+    is_target[rows[valid], tn[valid]] = True
+    picked = from_array(np.where(valid, tn, 0), D.int64, fresh=True)
+    pairs = valid[:, :, None] & ~is_target[:, None, :]  # (sample, target j, class i)
+
+    def compose(inp):
+        x = inp.reshape(-1, c)
+        xj = x.gather(1, picked)
+        z = (1 - (xj.unsqueeze(2) - x.unsqueeze(1))).relu()
+        zero = from_array(np.zeros((), x.dtype.np), x.dtype, fresh=True)
+        loss = where(from_array(pairs, D.bool_, fresh=True), z, zero).sum((1, 2)) / c
+        if input.dim() < 2 and reduction == "none":
+            loss = loss.reshape(())
+        return _apply(loss, reduction)
+
+    return fused("MultilabelMarginLossBackward0", compose, input)
