@@ -309,7 +309,8 @@ class Node:
     def __dir__(self):
         from .saved_attrs import names
 
-        return sorted(set(super().__dir__()) | set(names(self)))
+        # (``_saved``, the engine's list, is not listed: ``startswith("_saved")`` finds torch's)
+        return sorted((set(super().__dir__()) - {"_saved"}) | set(names(self)))
 
     def apply_tensor(self, grad) -> tuple:
         """``backward`` in a ``create_graph=True`` pass: tensors in, tensors out, recorded.
