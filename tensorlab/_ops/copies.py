@@ -24,12 +24,16 @@ def _grad_cat(out, tensors, dim=0):
     tensors = list(tensors)
     used = [not (t.ndim == 1 and t.numel() == 0) for t in tensors]
     ref = next(t for t, u in zip(tensors, used) if u)
-    return AG.CatBackward0(tensors, L.wrap_dim(dim, ref.ndim), used)
+    node = AG.CatBackward0(tensors, L.wrap_dim(dim, ref.ndim), used)
+    node._dim_arg = dim  # as given (``grad_fn._saved_dim``)
+    return node
 
 
 def _grad_stack(out, tensors, dim=0):
     tensors = list(tensors)
-    return AG.StackBackward0(tensors, L.wrap_dim(dim, tensors[0].ndim + 1))
+    node = AG.StackBackward0(tensors, L.wrap_dim(dim, tensors[0].ndim + 1))
+    node._dim_arg = dim  # as given (``grad_fn._saved_dim``)
+    return node
 
 
 def _grad_repeat_interleave(out, input, repeats=None, dim=None, **kwargs):

@@ -173,14 +173,18 @@ def _acc_np(dt: D.dtype) -> np.dtype:
 def _grad_sum(out, input, dim=None, keepdim=False, **kwargs):
     dims = _reduce_dims("sum", input, dim)
     name = "SumBackward0" if dim is None else "SumBackward1"
-    return AG.SumMeanBackward(name, input, dims, keepdim, 1)
+    node = AG.SumMeanBackward(name, input, dims, keepdim, 1)
+    node._dim_arg = dim  # as given (``grad_fn._saved_dim``)
+    return node
 
 
 def _grad_mean(out, input, dim=None, keepdim=False, **kwargs):
     dims = _reduce_dims("mean", input, dim)
     count = L.numel([input._shape[d] for d in dims])
     name = "MeanBackward0" if dim is None else "MeanBackward1"
-    return AG.SumMeanBackward(name, input, dims, keepdim, count)
+    node = AG.SumMeanBackward(name, input, dims, keepdim, count)
+    node._dim_arg = dim  # as given (``grad_fn._saved_dim``)
+    return node
 
 
 def _grad_prod(out, input, dim=None, keepdim=False, **kwargs):
@@ -207,7 +211,9 @@ def _grad_max_min(fname: str):
                 f"{title}Backward1", input, out, tuple(range(input.ndim)), False
             )
         d = L.wrap_dim(builtins.int(dim), input.ndim) if input.ndim else 0
-        return AG.IndexedReduction(f"{title}Backward0", input, out[1], d, builtins.bool(keepdim))
+        node = AG.IndexedReduction(f"{title}Backward0", input, out[1], d, builtins.bool(keepdim))
+        node._dim_arg = dim  # as given (``grad_fn._saved_dim``)
+        return node
 
     return make
 

@@ -101,8 +101,8 @@ class ConvolutionBackward0(Node):
             groups,
         )
         self.transposed = transposed
-        self.x = self.save(x) if self.needs_grad(1) else None
-        self.w = self.save(weight) if (self.needs_grad(0) or transposed) else None
+        self.x = self.save(x)  # torch saves both, whichever gradients are needed
+        self.w = self.save(weight)
         self.x_shape, self.w_shape = tuple(x.shape), tuple(weight.shape)
 
     def backward(self, g):

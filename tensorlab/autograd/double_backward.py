@@ -133,7 +133,7 @@ _FROM_RESULT = {
     "rsqrt": lambda g, r: -0.5 * g * r * r * r,
     "tan": lambda g, r: g * (1 + r * r),
     "tanh": lambda g, r: g * (1 - r * r),
-    "sigmoid": lambda g, r: g * ((1 - r) * r),
+    "sigmoid": lambda g, r: g * (1 - r) * r,
     "reciprocal": lambda g, r: -g * (r * r),
     "exp2": lambda g, r: g * r * _LN2,
     "expm1": lambda g, r: g * (r + 1),
@@ -271,6 +271,8 @@ def _flip(n, g):
 def _addmm(n, g):
     k = 1 if n.has_bias else 0
     w, x = _get(n.w), _get(n.x)
+    if n._wt:  # the saved ``w.t()`` (saved-tensor hooks)
+        w = w.t()
     gx = g.mm(w) if n.needs_grad(k) else None
     gw = g.t().mm(x) if n.needs_grad(k + 1) else None
     if not n.has_bias:

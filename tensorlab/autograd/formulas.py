@@ -144,7 +144,20 @@ class PowBackward0(Node):
         x = _value(self.a)
         if e == 0:
             return (np.zeros_like(g),)
-        return (g * (e * np.power(x, e - 1)),)
+        # ATen's pow_backward: grad * (e * self.pow(e - 1)), with pow's own kernel (1 / (x * x)
+        # for -2, x * x for 2...), so a hand-derived gradient written with ** matches bit for bit
+        return (g * (e * _pow_scalar(x, e - 1)),)
+
+
+def _pow_scalar(x: np.ndarray, e) -> np.ndarray:
+    """``x ** e`` for a number ``e`` as ``Tensor.pow`` computes it (its special exponents)."""
+    if e == 1:
+        return x
+    from .._ops.arithmetic import _POW_SPECIAL
+
+    special = _POW_SPECIAL.get(float(e)) if x.dtype != np.float16 else None
+    with np.errstate(all="ignore"):
+        return special(x) if special is not None else np.power(x, e)
 
 
 def _pow_exponent_grad(g, base, result):
@@ -158,17 +171,17 @@ class PowBackward1(Node):
 
     def __init__(self, a, b, out):
         super().__init__(_t(a), _t(b))
-        self.a, self.b = self.save(a), self.save(b)
-        self.out = self.save(out, output=True) if self.needs_grad(1) else None
+        self.b, self.a = self.save(b), self.save(a)  # torch's order: exponent, self, result
+        self.out = self.save(out, output=True)
 
     def backward(self, g):
-        x, e = _value(self.a), _value(self.b)
+        e, x = _value(self.b), _value(self.a)
         ga = gb = None
         with np.errstate(all="ignore"):
             if self.needs_grad(0):
                 ga = np.where(e == 0, 0, g * (e * np.power(x, e - 1)))
+            r = _value(self.out)  # (unpacked whichever gradients are needed, as in torch)
             if self.needs_grad(1):
-                r = _value(self.out)
                 gb = np.where((x == 0) & (e >= 0), 0, _pow_exponent_grad(g, x, r))
         return (ga, gb)
 
@@ -266,16 +279,29 @@ UNARY_FROM_INPUT = {
 UNARY_FROM_RESULT = {
     "exp": lambda g, r: g * r,
     "sqrt": lambda g, r: g / (2 * r),
-    "rsqrt": lambda g, r: -0.5 * g * r * r * r,
+    "rsqrt": lambda g, r: -0.5 * g * (r * r * r),  # ATen: -0.5 * grad * result.pow(3)
     "tan": lambda g, r: g * (1 + r * r),
-    "tanh": lambda g, r: g * (1 - r * r),
-    "sigmoid": lambda g, r: g * ((1 - r) * r),
+    "tanh": lambda g, r: _tanh_grad(g, r),
+    "sigmoid": lambda g, r: g * (1 - r) * r,  # ATen's sigmoid_backward: a * (1 - b) * b
     "reciprocal": lambda g, r: -g * (r * r),
     "exp2": lambda g, r: g * r * _LN2,
     "expm1": lambda g, r: g * (r + 1),
     "relu": lambda g, r: _relu_grad(g, r),
 }
 UNARY_NAMES = {"log1p": "Log1PBackward0"}
+
+
+def _tanh_grad(g, r):
+    """ATen's ``tanh_backward``: ``a * (1 - b * b)``, which its vectorised CPU kernels compute
+    with a fused multiply-add for ``1 - b * b`` (one rounding: the float32 square is exact in
+    float64). Other dtypes: the plain formula."""
+    r = np.asarray(r)
+    if r.dtype == np.float32:
+        r64 = r.astype(np.float64)
+        np.multiply(r64, r64, out=r64)
+        np.subtract(1.0, r64, out=r64)
+        return g * r64.astype(np.float32)
+    return g * (1 - r * r)
 
 
 def _relu_grad(g, r):
@@ -376,6 +402,7 @@ class ClampBackward(Node):
 class _MatmulBackward(Node):
     def __init__(self, a, b):
         super().__init__(_t(a), _t(b))
+        self._strides = (a._stride, b._stride)  # (``_saved_*_sym_strides``)
         self.b = self.save(b) if self.needs_grad(0) else None
         self.a = self.save(a) if self.needs_grad(1) else None
 

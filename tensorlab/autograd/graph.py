@@ -19,7 +19,13 @@ import weakref
 
 import numpy as np
 
+from . import saved_hooks as _saved_hooks
 from .grad_mode import SAVED_INFERENCE, STATE
+from .saved_hooks import (  # noqa: F401  (torch.autograd.graph's context managers)
+    disable_saved_tensors_hooks,
+    save_on_cpu,
+    saved_tensors_hooks,
+)
 
 # ---------------------------------------------------------------------------------------------
 # messages PyTorch uses
@@ -92,7 +98,18 @@ class SavedTensor:
     was already freed by a backward pass.
     """
 
-    __slots__ = ("_tensor", "_array", "_vc", "_version", "_desc", "_node", "_released", "_nr")
+    __slots__ = (
+        "_tensor",
+        "_array",
+        "_vc",
+        "_version",
+        "_desc",
+        "_node",
+        "_released",
+        "_nr",
+        "_unpack_hook",
+        "_packed",
+    )
 
     def __init__(self, t, node: Node | None = None):
         vc = t._vc
@@ -103,16 +120,38 @@ class SavedTensor:
         self._released = False
         self._node = None
         self._nr = 0  # which output of ``node`` (autograd.Function nodes have several)
+        self._unpack_hook = None
+        if _saved_hooks.STACK:
+            hooks = _saved_hooks.current()
+            if hooks is not None:
+                self._pack(t, node, hooks)
+                return
         if node is None:
             self._tensor, self._array, self._desc = t, None, None
-        else:  # an output of ``node``
+        else:  # an output of ``node`` (its storage kept for ``_saved_result``)
             self._tensor, self._array = None, t._np()
-            self._desc = (type_string(t), tuple(t._shape))
+            self._desc = (type_string(t), tuple(t._shape), t._storage, t._stride, t._offset)
             self._node = weakref.ref(node)
+
+    def _pack(self, t, node, hooks) -> None:
+        """Keep ``pack_hook(t)`` instead of ``t`` (``saved_tensors_hooks``). PyTorch hands an
+        output to the hook with its ``grad_fn`` already set, and checks no version later."""
+        self._tensor = self._array = None
+        self._desc = (type_string(t), tuple(t._shape))
+        if node is not None:
+            self._node = weakref.ref(node)
+            if t._grad_fn is None:
+                t._grad_fn = node  # (``attach`` sets it right after the node is made)
+        else:
+            self._desc += (t.grad_fn, t.requires_grad)
+        self._unpack_hook = hooks[1]
+        self._packed = _saved_hooks.pack(hooks[0], t)
 
     def unpack(self) -> np.ndarray:
         if self._released:
             raise RuntimeError(FREED)
+        if self._unpack_hook is not None:
+            return _saved_hooks.unpack(self._unpack_hook, self._packed)._np()
         if self._vc[0] != self._version:
             raise RuntimeError(self._modified_message())
         return self._tensor._np() if self._tensor is not None else self._array
@@ -121,13 +160,16 @@ class SavedTensor:
         """The saved tensor as a tensor with its history (for formulas that are themselves
         differentiated): an input is the tensor itself; an output gets its node back as
         ``grad_fn``, so a second derivative flows through this node again (as in PyTorch)."""
+        if self._unpack_hook is not None:
+            return self._unpack_tensor_hooked()
         arr = self.unpack()
         if self._tensor is not None:
             return self._tensor
         from .. import _dtype as D
         from .._tensor import Tensor
 
-        t = Tensor._from_array(arr, D.from_numpy_dtype(arr.dtype))
+        storage, stride, offset = self._desc[2:]
+        t = Tensor(storage, arr.shape, stride, offset, D.from_numpy_dtype(arr.dtype))
         t._vc = self._vc
         node = self._node()
         if node is not None:
@@ -136,13 +178,52 @@ class SavedTensor:
                 t._output_nr = (node, self._nr)
         return t
 
+    def register_hooks(self, pack_hook, unpack_hook) -> None:
+        """``grad_fn._raw_saved_<name>.register_hooks``: pack this saved tensor now."""
+        if self._released:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved variables after calling "
+                "backward."
+            )
+        if self._unpack_hook is not None:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. "
+                "Hint: only one pair of hooks is allowed at a time."
+            )
+        t = self._tensor if self._tensor is not None else self.unpack_tensor()
+        node = None if self._node is None else self._node()
+        self._pack(t, node, (pack_hook, unpack_hook))
+
+    def _unpack_tensor_hooked(self):
+        """What ``unpack_hook`` gives, as a new tensor sharing its memory with the saved
+        tensor's history (PyTorch rewraps the hook's result the same way)."""
+        if self._released:
+            raise RuntimeError(FREED)
+        t = _saved_hooks.unpack(self._unpack_hook, self._packed).detach()
+        if self._node is not None:
+            node = self._node()
+            if node is not None:
+                t._grad_fn = node
+                if self._nr:
+                    t._output_nr = (node, self._nr)
+        else:
+            grad_fn, requires_grad = self._desc[2:]
+            if grad_fn is not None:
+                t._grad_fn = grad_fn
+            elif requires_grad:
+                t._requires_grad = True
+        return t
+
     def _modified_message(self) -> str:
         if self._tensor is not None:
             kind, shape = type_string(self._tensor), tuple(self._tensor._shape)
             fn = self._tensor.grad_fn
             name = None if fn is None else fn.name()
         else:
-            kind, shape = self._desc
+            kind, shape = self._desc[:2]
             node = self._node()
             name = None if node is None else node.name()
         where = "" if name is None else f", which is output 0 of {op_name(name)},"
@@ -155,6 +236,9 @@ class SavedTensor:
     def release(self) -> None:
         self._released = True
         self._tensor = self._array = None
+        self._packed = self._unpack_hook = None
+        if self._desc is not None:
+            self._desc = self._desc[:2]  # (the output's storage, an input's grad_fn)
 
 
 class SavedValue:
@@ -188,6 +272,8 @@ class Node:
     PyTorch counts, such as a Python number: it shows as ``(None, 0)`` in ``next_functions``).
     """
 
+    _n_outputs = 1  # (autograd.Function nodes with several outputs set their own)
+
     def __init__(self, *inputs):
         self.next_functions = tuple(gradient_edge(t) for t in inputs)
         self._input_meta = tuple(None if t is None else (t._shape, t._dtype) for t in inputs)
@@ -210,6 +296,21 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {hex(id(self))}>"
+
+    def __getattr__(self, name: str):
+        """``_saved_<name>`` / ``_raw_saved_<name>``: what the node saved, under PyTorch's
+        names (:mod:`.saved_attrs`); called only for names the node does not have."""
+        if name.startswith(("_saved_", "_raw_saved_")):
+            from .saved_attrs import lookup
+
+            return lookup(self, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        from .saved_attrs import names
+
+        # (``_saved``, the engine's list, is not listed: ``startswith("_saved")`` finds torch's)
+        return sorted((set(super().__dir__()) - {"_saved"}) | set(names(self)))
 
     def apply_tensor(self, grad) -> tuple:
         """``backward`` in a ``create_graph=True`` pass: tensors in, tensors out, recorded.

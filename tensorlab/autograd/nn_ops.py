@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
+from . import saved_hooks as _saved_hooks
 from .graph import Node
 
 
@@ -114,15 +115,33 @@ class AddmmBackward0(Node):
             super().__init__(_t(bias), _t(x), _t(w))
         self.has_bias = bias is not None
         k = 1 if self.has_bias else 0
-        self.x = self.save(x) if self.needs_grad(k + 1) else None
-        self.w = self.save(w) if self.needs_grad(k) else None
+        # torch saves ``w.t()`` (a TBackward0 view); made only when saved-tensor hooks can see it
+        self._wt = bool(_saved_hooks.STACK) and self.needs_grad(k)
+        self._strides = (x._stride, w._stride)  # (``_saved_*_sym_strides``)
+        if self._wt:
+            w = w.t()
+        save_x, save_w = self.needs_grad(k + 1), self.needs_grad(k)
+        if self.has_bias:  # torch's order: addmm saves mat1, mat2; mm saves mat2, self
+            self.x = self.save(x) if save_x else None
+            self.w = self.save(w) if save_w else None
+        else:
+            self.w = self.save(w) if save_w else None
+            self.x = self.save(x) if save_x else None
 
     def backward(self, g):
         k = 1 if self.has_bias else 0
         from ..nn._blas import matmul  # one BLAS thread for small products
 
-        gx = matmul(g, self.w.unpack()) if self.needs_grad(k) else None
-        gw = matmul(g.T, self.x.unpack()) if self.needs_grad(k + 1) else None
+        if self.has_bias:  # torch's unpacking order (seen by unpack hooks)
+            x = self.x.unpack() if self.x is not None else None
+            w = self.w.unpack() if self.w is not None else None
+        else:
+            w = self.w.unpack() if self.w is not None else None
+            x = self.x.unpack() if self.x is not None else None
+        if self._wt:
+            w = w.T
+        gx = matmul(g, w) if self.needs_grad(k) else None
+        gw = matmul(g.T, x) if self.needs_grad(k + 1) else None
         if not self.has_bias:
             return (gx, gw)
         gb = g.sum(axis=0) if self.needs_grad(0) else None
@@ -143,13 +162,13 @@ class NllLossBackward0(Node):
         self._name = name
         # numpy: the target (class axis removed), each sample's weight (0 where ignored), and
         # whether it is not ignore_index; saved like torch's target (freed after backward)
-        self._saved_target = self.save((target_idx, weights, valid))
+        self._target_np = self.save((target_idx, weights, valid))
         self.reduction = reduction
         self.total_weight = total_weight
         self.shape = tuple(x.shape)
 
     def backward(self, g):
-        self.target, w, keep = self._saved_target.unpack()
+        self.target, w, keep = self._target_np.unpack()
         dt = g.dtype
         if self.reduction == "none":
             g = g.reshape(w.shape)
@@ -194,7 +213,7 @@ class BinaryCrossEntropyBackward0(Node):
     """``binary_cross_entropy``: ``g w (x - t) / max((1 - x) x, eps)``."""
 
     def __init__(self, x, target, weight, reduction):
-        super().__init__(_t(x), _t(target), _t(weight))
+        super().__init__(_t(x), _t(target))  # (weight: not differentiable, no edge, as in torch)
         self.x, self.t = self.save(x), self.save(target)
         self.w = None if weight is None else self.save(weight)
         self.reduction = reduction
@@ -215,14 +234,14 @@ class BinaryCrossEntropyBackward0(Node):
                 gt = gt * self.w.unpack()
             if self.reduction == "mean":
                 gt = gt / x.size
-        return (gi.astype(x.dtype), gt, None)
+        return (gi.astype(x.dtype), gt)
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Node):
     """``binary_cross_entropy_with_logits``: ``g w ((1 + (pw - 1) t) sigmoid(x) - pw t)``."""
 
     def __init__(self, x, target, weight, pos_weight, reduction):
-        super().__init__(_t(x), _t(target), _t(weight), _t(pos_weight))
+        super().__init__(_t(x), _t(target))  # (weights: not differentiable, no edges)
         self.x, self.t = self.save(x), self.save(target)
         self.w = None if weight is None else self.save(weight)
         self.pw = None if pos_weight is None else self.save(pos_weight)
@@ -253,7 +272,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
                 gt = gt * self.w.unpack()
             if self.reduction == "mean":
                 gt = gt / math.prod(n)
-        return (gi, gt, None, None)
+        return (gi, gt)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ ALIASES = (
     "torch.autograd",
     "torch.autograd.profiler",
     "torch.autograd.functional",
+    "torch.autograd.graph",
     "torch.autograd.function",
     "torch.linalg",
     "torch.nn.utils",

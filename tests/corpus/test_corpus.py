@@ -35,12 +35,6 @@ KNOWN_GAPS: dict[str, tuple[str, bool]] = {
         "differently (torch's docs say so)",
         False,
     ),
-    "makemore_backprop_ninja": (
-        "PowBackward: torch computes the gradient of `counts_sum**-1` as its own formula does, "
-        "tensorlab's differs in the last bit, so makemore's exact `dt == t.grad` check prints "
-        "False from counts_sum on (lands with the PowBackward work on _ops/arithmetic.py)",
-        True,
-    ),
     "llmsfromscratch_ch04_layernorm_gelu": (
         "tanh is transcendental: numpy's and torch's (SLEEF) results differ in the last bit, "
         "and the program prints a gradient mean at full float precision (issue 38 leaves "

@@ -156,7 +156,12 @@ def _softmax_common(input, dim, dtype, name: str, log: bool) -> Tensor:
     res = res.reshape(arr.shape)
     out = from_array(res, x.dtype, fresh=True)
     node = N.LogSoftmaxBackward0 if log else N.SoftmaxBackward0
-    return record(out, lambda: node(x, out, d if x.ndim else 0), x)
+    return record(out, lambda: _dim_as_given(node(x, out, d if x.ndim else 0), dim), x)
+
+
+def _dim_as_given(node, dim):
+    node._dim_arg = dim  # (``grad_fn._saved_dim`` shows the dim as the caller gave it)
+    return node
 
 
 def softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:

@@ -14,6 +14,7 @@ from ..._ops import _cascade
 from ..._ops._elementwise import output_strides
 from ..._tensor import Tensor, from_array
 from ...autograd import nn_ops as N
+from ._loss_nodes import div_scalar, mul_scalar
 from ._util import check_tensor, fmt_size, record
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -232,10 +233,7 @@ def _cross_entropy_prob(x, target, weight, reduction, label_smoothing, class_dim
         return -prod.sum(class_dim)
     if logp.numel() == 0:
         return -prod.sum() * float("nan")
-    out = -prod.sum() / (logp.numel() // n_classes)
-    if out.grad_fn is not None:
-        out.grad_fn._name = "DivBackward1"  # torch divides by a (symbolic) integer
-    return out
+    return div_scalar(-prod.sum(), logp.numel() // n_classes)  # torch: div(Tensor, SymInt)
 
 
 def _cross_entropy_smoothing(x, target, weight, reduction, ignore_index, ls, class_dim) -> Tensor:
@@ -267,7 +265,7 @@ def _cross_entropy_smoothing(x, target, weight, reduction, ignore_index, ls, cla
         ret = smooth.sum()
     else:
         ret = smooth
-    return nll * (1 - ls) + ret * (ls / n_classes)
+    return mul_scalar(nll, 1 - ls) + mul_scalar(ret, ls / n_classes)  # (ATen's Scalar overloads)
 
 
 # ---------------------------------------------------------------------------- regression losses

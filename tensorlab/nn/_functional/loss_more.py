@@ -16,6 +16,7 @@ from ..._ops import _cascade
 from ..._ops._elementwise import output_strides
 from ..._tensor import Tensor, from_array
 from ...autograd.graph import Node
+from ._loss_nodes import add_scalar, fused
 from ._util import record
 from .loss import _broadcast, _legacy_reduction, _reduction, _warn_size, _weighted, l1_loss
 
@@ -150,7 +151,12 @@ def soft_margin_loss(
 ) -> Tensor:
     """``log(1 + exp(-target * input))``."""
     reduction = _reduction(_red(reduction, size_average, reduce))
-    return _apply((-target * input).exp().log1p(), reduction)
+    return fused(
+        "SoftMarginLossBackward0",
+        lambda x, t: _apply((-t * x).exp().log1p(), reduction),
+        input,
+        target,
+    )
 
 
 def margin_ranking_loss(
@@ -163,7 +169,7 @@ def margin_ranking_loss(
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
         )
-    return _apply((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+    return _apply(add_scalar(-target * (input1 - input2), margin).clamp_min(0), reduction)
 
 
 def hinge_embedding_loss(
@@ -412,7 +418,7 @@ def triplet_margin_loss(
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         dist_neg = tmin(dist_neg, pairwise_distance(positive, negative, p, eps))
-    return _apply((margin + dist_pos - dist_neg).clamp_min(0), reduction)
+    return _apply((add_scalar(dist_pos, margin) - dist_neg).clamp_min(0), reduction)
 
 
 def triplet_margin_with_distance_loss(
@@ -445,7 +451,7 @@ def triplet_margin_with_distance_loss(
     dist_neg = distance_function(anchor, negative)
     if swap:
         dist_neg = minimum(dist_neg, distance_function(positive, negative))
-    return _apply((margin + dist_pos - dist_neg).clamp_min(0), reduction)
+    return _apply((margin + dist_pos - dist_neg).clamp_min(0), reduction)  # (Python's +)
 
 
 def multi_margin_loss(
@@ -474,13 +480,59 @@ def multi_margin_loss(
         raise RuntimeError(f"inconsistent target size, expected {n} but got {_sizes(target)}")
     if bool(((t < 0) | (t >= c)).any()):
         raise RuntimeError("target out of range")
-    xt = x.gather(1, t.unsqueeze(1))
-    z = (margin - xt + x).clamp_min(0)
-    h = z if p == 1 else z * z
-    if weight is not None:
-        h = h * weight[t].unsqueeze(1)
-    other = (arange(c).unsqueeze(0) != t.unsqueeze(1)).to(h.dtype)
-    loss = (h * other).sum(1) / c
-    if input.dim() != 2 and reduction == "none":
-        loss = loss.reshape(())
-    return _apply(loss, reduction)
+
+    def compose(inp):
+        x = inp if inp.dim() == 2 else inp.reshape(1, -1)
+        xt = x.gather(1, t.unsqueeze(1))
+        z = (margin - xt + x).relu()  # ATen's kernel: only z > 0 counts (and gets a gradient)
+        h = z if p == 1 else z * z
+        if weight is not None:
+            h = h * weight[t].unsqueeze(1)
+        other = (arange(c).unsqueeze(0) != t.unsqueeze(1)).to(h.dtype)
+        loss = (h * other).sum(1) / c
+        if input.dim() != 2 and reduction == "none":
+            loss = loss.reshape(())
+        return _apply(loss, reduction)
+
+    return fused("MultiMarginLossBackward0", compose, input)
+
+
+def multilabel_margin_loss(
+    input, target, size_average=None, reduce=None, reduction: str = "mean"
+) -> Tensor:
+    """Per sample, over its target classes ``j`` (``target`` up to the first ``-1``) and the
+    classes ``i`` that are not targets: ``sum max(0, 1 - (x[j] - x[i])) / C``
+    (``MultilabelMarginLossBackward0``)."""
+    from ..._ops.comparison import where
+
+    reduction = _reduction(_red(reduction, size_average, reduce))
+    if target.dtype is not D.int64:
+        raise RuntimeError(
+            f"expected scalar type Long but found {D.SCALAR_NAME[target.dtype.name]}"
+        )
+    if input.dim() > 2 or tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(
+            f"inconsistent target size: {_sizes(target)} for input of size: {_sizes(input)}"
+        )
+    c = input.shape[-1] if input.dim() else 1
+    tn = target._np().reshape(-1, c)
+    valid = np.cumprod(tn >= 0, axis=1).astype(bool)  # the targets before the first -1
+    if bool((tn[valid] >= c).any()):
+        raise RuntimeError("argument #2 'target' is out of range")
+    rows = np.broadcast_to(np.arange(tn.shape[0])[:, None], tn.shape)
+    is_target = np.zeros(tn.shape, dtype=bool)
+    is_target[rows[valid], tn[valid]] = True
+    picked = from_array(np.where(valid, tn, 0), D.int64, fresh=True)
+    pairs = valid[:, :, None] & ~is_target[:, None, :]  # (sample, target j, class i)
+
+    def compose(inp):
+        x = inp.reshape(-1, c)
+        xj = x.gather(1, picked)
+        z = (1 - (xj.unsqueeze(2) - x.unsqueeze(1))).relu()
+        zero = from_array(np.zeros((), x.dtype.np), x.dtype, fresh=True)
+        loss = where(from_array(pairs, D.bool_, fresh=True), z, zero).sum((1, 2)) / c
+        if input.dim() < 2 and reduction == "none":
+            loss = loss.reshape(())
+        return _apply(loss, reduction)
+
+    return fused("MultilabelMarginLossBackward0", compose, input)

@@ -268,6 +268,14 @@ class TripletMarginLoss(_Loss):
         )
 
 
+class MultiLabelMarginLoss(_Loss):
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+
+    def forward(self, input, target):
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
 class MultiMarginLoss(_WeightedLoss):
     def __init__(
         self,
