@@ -47,13 +47,6 @@ KNOWN_GAPS: dict[str, tuple[str, bool]] = {
         "leaves BLAS last bits out; which kernel MKL picks depends on the CPU)",
         False,
     ),
-    "stepbystep_ch03_classification": (
-        "BCEWithLogitsLoss of float64 logits (built from numpy float64 scalars) and float32 "
-        "targets: torch's result has the target's dtype (its formula works in place on "
-        "`1 - target`), tensorlab promotes to float64 (nn/_functional/loss*.py, another "
-        "helper's file)",
-        True,
-    ),
     "torch.sort": (
         "sort(stable=False) of equal values: torch leaves their order unspecified (it depends "
         "on its kernel); tensorlab gives the stable order",

@@ -319,3 +319,39 @@ def test_legacy_size_average_and_reduce(torch):
             )
         assert [str(w.message) for w in w_ours] == [str(w.message) for w in w_theirs]
         assert_same(ours, theirs, exact=False)
+
+
+_BCE_DTYPES = st.sampled_from(["float32", "float64"])
+
+
+@given(
+    xd=_BCE_DTYPES,
+    td=_BCE_DTYPES,
+    pwd=st.none() | _BCE_DTYPES,
+    wd=st.none() | _BCE_DTYPES,
+    reduction=st.sampled_from(["none", "mean", "sum"]),
+    n=st.integers(1, 9),
+    seed=seeds,
+)
+@settings(max_examples=40)
+def test_bce_with_logits_has_the_targets_dtype(torch, xd, td, pwd, wd, reduction, n, seed):
+    """ATen works in place on ``1 - target``: the loss has the target's dtype, every step computed
+    in the promoted dtype and rounded back (Step-by-Step's float64 logits, float32 labels)."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n).astype(xd) * 3
+    t = rng.random(n).astype(td)
+    pw = None if pwd is None else (rng.random(n) * 3).astype(pwd)
+    w = None if wd is None else rng.random(n).astype(wd)
+
+    def run(lib, fn):
+        xs = lib.tensor(x, requires_grad=True)
+        opt = lambda a: None if a is None else lib.tensor(a)
+        out = fn(xs, lib.tensor(t), weight=opt(w), pos_weight=opt(pw), reduction=reduction)
+        out.sum().backward()
+        return out, xs.grad
+
+    ours, og = run(tl, F.binary_cross_entropy_with_logits)
+    theirs, tg = run(torch, torch.nn.functional.binary_cross_entropy_with_logits)
+    # the dtype exactly; the values to rounding (log_sigmoid is transcendental: torch's SLEEF)
+    assert_same(ours.detach(), theirs.detach(), exact=False, rtol=1e-5)
+    assert_same(og, tg, exact=False, rtol=1e-5)

@@ -447,17 +447,29 @@ def binary_cross_entropy_with_logits(
             f"({fmt_size(input.shape)})"
         )
     _not_differentiable("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
-    x, t = input._np(), target._np().astype(input.dtype.np)
+    # ATen: loss = (1 - target).mul_(input).sub_(log_sigmoid(input) [.mul_(log_weight)]) [.mul_(weight)]:
+    # in-place steps on (1 - target), so the loss has the target's dtype, each step computed in
+    # the promoted dtype and rounded back to it
+    x, t = input._np(), target._np()
+    xd, td = x.dtype, t.dtype
+
+    def inplace(a, b, op, into):
+        common = np.result_type(a.dtype, b.dtype)
+        return op(a.astype(common, copy=False), b.astype(common, copy=False)).astype(into)
+
     log_sig = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
     if pos_weight is not None:
-        log_sig = log_sig * ((pos_weight._np() - 1) * t + 1)
-    loss = (1 - t) * x - log_sig
+        pw = pos_weight._np()
+        log_weight = inplace(pw - np.asarray(1, pw.dtype), t, np.multiply, np.result_type(pw, t))
+        log_weight = log_weight + np.asarray(1, log_weight.dtype)
+        log_sig = inplace(log_sig, log_weight, np.multiply, xd)
+    loss = inplace(np.asarray(1, td) - t, x, np.multiply, td)
+    loss = inplace(loss, log_sig, np.subtract, td)
     if weight is not None:
-        loss = loss * weight._np()
-    loss = loss.astype(x.dtype)
+        loss = inplace(loss, weight._np(), np.multiply, td)
     res = _reduce_np(loss, reduction)
     out = from_array(
-        res, input.dtype, stride=output_strides(np.shape(res), (input, target) if res.ndim else ())
+        res, target.dtype, stride=output_strides(np.shape(res), (input, target) if res.ndim else ())
     )
     return record(
         out,
