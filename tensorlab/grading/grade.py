@@ -52,7 +52,7 @@ from .results import (  # noqa: F401
     undo,
     write_results,
 )
-from .run import MAX_RESTARTS, PRELUDE, Settings, grade_notebook  # noqa: F401
+from .run import MAX_RESTARTS, Settings, grade_notebook  # noqa: F401
 from .text import terminal
 
 
