@@ -4,10 +4,13 @@
 ``main``: a bare Python process, no IPython, no event loop, no comms. Before any learner code
 runs it reads its whole request from stdin (a fresh HMAC key, then the cells to run and the
 questions to ask; stdin is then closed), installs an audit hook (``sys.addaudithook``: it can
-never be removed) and takes its references (``_Pristine``). Then it runs the rebuilt notebook's
-cells (the instructor's template cells and the learner's answer cells, nothing else) in a fresh
-namespace, calls each answer on the grader's inputs and encodes what it returned, and writes
-one signed line per step on a private copy of stdout.
+never be removed) and takes its references (``_Pristine``), and says it is ready. Then it runs
+the rebuilt notebook's cells (the instructor's template cells and the learner's answer cells,
+nothing else) in a fresh namespace, reporting each (ok, or the error's type, message and the
+line of the cell it came from: the grader times each cell and records what it says, as a
+kernel's outputs were read before), calls each answer on the grader's inputs and encodes what
+it returned, and writes one signed line per step on a private copy of stdout. It is the only
+interpreter a submission runs in.
 
 Trust does not rest on a secret the learner's code can reach: the key lives only in ``main``'s
 frame, and every way to a frame, to the garbage collector, to raw memory or to another

@@ -1,11 +1,13 @@
-"""Asking for the answers (grader side of ``_answers``), and what in a submission the grader
-cannot follow.
+"""Running a submission and asking for its answers (grader side of ``_answers``), and what in
+a submission the grader cannot follow.
 
-After the notebook has run in its kernel (for errors, timeouts and crashes), the answers are
-asked from a fresh answer process (``_answers``) that runs the same rebuilt cells again: only
-the instructor's template cells and the learner's answer cells, no IPython, the audit hook in
-place before any of them. Each line it writes is signed with a key it read before any learner
-code ran and that no learner code can reach (see ``_answers``); an unsigned line is a forgery.
+One answer process (``_answers``) per submission runs the rebuilt cells (only the instructor's
+template cells and the learner's answer cells; no IPython, the audit hook in place before any
+of them), reporting how each cell ran (``run``: per-cell time limits, errors with the learner's
+line, a fresh process around a cell that hangs, crashes or runs out of memory), then calls each
+answer on the grader's inputs. Each line it writes is signed with a key it read before any
+learner code ran and that no learner code can reach (see ``_answers``); an unsigned line is a
+forgery.
 
 ``scan`` reads an answer cell's source for the same constructs the audit hook refuses at run
 time, plus those it cannot see (a function's ``__closure__`` or ``__globals__``, IPython's own
@@ -237,9 +239,7 @@ def _clip(text, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def run(
-    spawn, cells: list, questions: list, budget, cell_timeout: float, early=None
-) -> Asked:
+def run(spawn, cells: list, questions: list, budget, cell_timeout: float, early=None) -> Asked:
     """Run the rebuilt notebook ``cells`` (``ExecCell``) in answer processes from ``spawn()``
     (each sandboxed) and ask each of ``questions`` (``(qid, name, kind, payload)``) for its
     answer: the one interpreter a submission costs.
