@@ -129,8 +129,9 @@ def _judge(cells: list[ExecCell], q, info: QuestionInfo, asked, settings) -> dic
     return rec
 
 
-def grade_notebook(job: Job, release: Release, settings: Settings) -> dict:
-    """Grade one submission; never raises for anything the submission does."""
+def grade_notebook(job: Job, release: Release, settings: Settings, more: bool = True) -> dict:
+    """Grade one submission; never raises for anything the submission does. ``more``: other
+    submissions may follow in this process (a warm answer process is then started for them)."""
     import nbformat
 
     from .registry import get
@@ -172,7 +173,7 @@ def grade_notebook(job: Job, release: Release, settings: Settings) -> dict:
     ]
     asked = None
     if asked_for:
-        workdir, box, early = _take_box(settings.kernel_limits())
+        workdir, box, early = _take_box(settings.kernel_limits(), more)
         with workdir:
             try:
                 asked = answers.run(
@@ -243,15 +244,17 @@ def _close_spare() -> None:
         _discard(entry)
 
 
-def _take_box(limits: tuple):
+def _take_box(limits: tuple, more: bool = True):
     """(working directory, sandbox, answer process): the warm spare when there is one; the
-    next submission's is started now (only inside grading worker processes)."""
+    next submission's is started now when ``more`` may come (only inside grading worker
+    processes; a spare nobody takes is a start-up paid for nothing)."""
     entry = _spare.pop("entry", None)
     if entry is not None and entry[3] != limits:
         _discard(entry)
         entry = None
     taken = entry[:3] if entry is not None else _launched(limits)
-    _prelaunch(limits)
+    if more:
+        _prelaunch(limits)
     return taken
 
 
@@ -299,9 +302,9 @@ def _init_worker(limits: tuple) -> None:
     _prelaunch(limits)
 
 
-def grade_job(job: Job, release: Release, settings: Settings) -> dict:
+def grade_job(job: Job, release: Release, settings: Settings, more: bool = True) -> dict:
     """Worker entry point: ``grade_notebook`` that reports its own crashes as records."""
     try:
-        return grade_notebook(job, release, settings)
+        return grade_notebook(job, release, settings, more)
     except Exception as e:  # noqa: BLE001 - a grader bug must not stop the batch
         return lost_record(job, release, f"{type(e).__name__}: {_clip(e)}", traceback.format_exc())
