@@ -1,4 +1,4 @@
-"""Batch grading against wrong, broken and hostile submissions (real kernels).
+"""Batch grading against wrong, broken and hostile submissions (real answer processes).
 
 One grading run (module fixture, 2 workers) grades the class of ``grading_class.SCENARIOS``;
 the tests then read the grade files. Each adversarial student answers most questions correctly
