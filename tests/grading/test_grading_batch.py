@@ -1,4 +1,4 @@
-"""Batch grading end to end: real sandboxed answer processes, the released exercises, the command
+"""Batch grading end to end: real sandboxed answer processes, the released exercises, the CLI.
 
 One grading run (module fixture, 2 workers) grades the solutions and the blank exercises; the
 tests then read the grade files. Hostile and broken submissions are graded in
