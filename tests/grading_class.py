@@ -159,6 +159,18 @@ SCENARIOS = {
         },
         None,
     ),
+    # answer cells that raise: the learner's own line (the outermost of their cell) is kept
+    "raises": (
+        STRIDES,
+        {
+            "strides.transpose": "shape = (4, 3, 2)\ntransposed_layout = shape + 'a'\n",
+            "strides.permute": "def permuted_layout(shape, dims:\n    return shape\n",
+            "strides.slice": (
+                "def _boom():\n    raise ValueError('boom')\n\n\n_boom()\nsliced_layout = 0\n"
+            ),
+        },
+        None,
+    ),
     "deleted": (
         STRIDES,
         {},

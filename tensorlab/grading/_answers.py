@@ -4,10 +4,13 @@
 ``main``: a bare Python process, no IPython, no event loop, no comms. Before any learner code
 runs it reads its whole request from stdin (a fresh HMAC key, then the cells to run and the
 questions to ask; stdin is then closed), installs an audit hook (``sys.addaudithook``: it can
-never be removed) and takes its references (``_Pristine``). Then it runs the rebuilt notebook's
-cells (the instructor's template cells and the learner's answer cells, nothing else) in a fresh
-namespace, calls each answer on the grader's inputs and encodes what it returned, and writes
-one signed line per step on a private copy of stdout.
+never be removed) and takes its references (``_Pristine``), and says it is ready. Then it runs
+the rebuilt notebook's cells (the instructor's template cells and the learner's answer cells,
+nothing else) in a fresh namespace, reporting each (ok, or the error's type, message and the
+line of the cell it came from: the grader times each cell and records what it says, as a
+kernel's outputs were read before), calls each answer on the grader's inputs and encodes what
+it returned, and writes one signed line per step on a private copy of stdout. It is the only
+interpreter a submission runs in.
 
 Trust does not rest on a secret the learner's code can reach: the key lives only in ``main``'s
 frame, and every way to a frame, to the garbage collector, to raw memory or to another
@@ -300,6 +303,42 @@ class _NoIPython:
     run_cell_magic = system = getoutput = run_line_magic
 
 
+_TRACEBACK = BaseException.__traceback__.__get__  # not a subclass's own ``__traceback__``
+_TYPE_NAME = type.__dict__["__name__"].__get__  # not a metaclass's own ``__name__``
+_SYNTAX_LINE = SyntaxError.lineno.__get__
+MAX_EVALUE_CHARS = 500
+
+
+def _error_of(e: BaseException, filename: str) -> dict:
+    """What the grader records of an exception a cell raised: its type, message (clipped) and
+    the line of the cell it came from (the outermost frame of that cell, as IPython shows it;
+    a syntax error's own line)."""
+    lineno = None
+    if type(e) in (SyntaxError, IndentationError, TabError):  # raised by ``compile``
+        lineno = _SYNTAX_LINE(e)
+    tb = _TRACEBACK(e)
+    while lineno is None and tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            lineno = tb.tb_lineno
+        tb = tb.tb_next
+    try:  # the learner's own ``__str__`` may run here, still within the cell's time limit
+        evalue = str(e)
+    except BaseException:  # noqa: BLE001
+        evalue = ""
+    name = _TYPE_NAME(type(e))
+    return {
+        "status": "error",
+        "ename": name[:100] if type(name) is str else "?",
+        "evalue": evalue[:MAX_EVALUE_CHARS] if type(evalue) is str else "",
+        "lineno": lineno if type(lineno) is int else None,
+    }
+
+
+def _no_display(*objs, **kwargs) -> None:
+    """``display`` (IPython puts it in every notebook's builtins): nothing is shown here."""
+    return None
+
+
 def _read_all(fd: int) -> bytes:
     chunks = []
     while True:
@@ -322,6 +361,7 @@ def main() -> None:
     _os.close(null)
     write, dumps, sign = _os.write, _json.dumps, _hmac.new
     encode, encode_raised, decode_args = _encode, _encode_raised, _decode_args
+    error_of = _error_of
     clear_tb = BaseException.with_traceback
     exc_types = (Exception, SystemExit, KeyboardInterrupt, GeneratorExit)
     gc_disable = _gc.disable
@@ -357,25 +397,27 @@ def main() -> None:
     def events_since(n: int) -> list:
         return state["events"][n:]
 
-    ns: dict = {"__name__": "__main__", "__builtins__": _builtins, "get_ipython": _NoIPython}
+    ns: dict = {"__name__": "__main__", "__builtins__": _builtins}
+    ns.update(get_ipython=_NoIPython, display=_no_display)  # IPython's names, doing nothing
+    send({"ev": "ready"}, ["ready", None, None])  # set up: from now on, each cell is timed
     for i, source, qid in request["cells"]:
         state["phase"] = ["cell", i, qid]
         n = len_(state["events"])
-        status, ename = "ok", None
+        msg = {"ev": "cell", "i": i, "status": "ok"}
         try:
             exec_(compile_(source, f"{CELL}{i}>", "exec"), ns)
         except exc_types as e:
+            try:
+                msg.update(error_of(e, f"{CELL}{i}>"))
+            except BaseException:  # noqa: BLE001 - e.g. out of memory while reading it
+                msg.update(status="error", ename="?", evalue="", lineno=None)
             clear_tb(e, None)
-            status, ename = "error", type_(e).__name__
         except BaseException as e:  # noqa: BLE001 - e.g. a learner's own BaseException
             clear_tb(e, None)
-            status, ename = "error", "BaseException"
+            msg.update(status="error", ename="BaseException", evalue="")
         state["phase"] = None
-        where = ["cell", i, qid]
-        send(
-            {"ev": "cell", "i": i, "status": status, "ename": ename, "events": events_since(n)},
-            where,
-        )
+        msg["events"] = events_since(n)
+        send(msg, ["cell", i, qid])
 
     for q in request["questions"]:
         qid, name, kind = q["qid"], q["name"], q["kind"]

@@ -1,7 +1,5 @@
-"""Start an IPython kernel under resource limits (used by the batch grader's kernelspec).
-
-With ``--answers`` instead of ``-f``: the answer process (``_answers.main``) under the same
-limits, in place of the kernel.
+"""Start the answer process (``--answers``: what batch grading runs each submission in) or an
+IPython kernel (``-f``: a kernel of ``kernel.Kernel``) under resource limits.
 
 ``python -m tensorlab.grading._launch MEMORY_BYTES [--cpu S] [--nproc N] [--uid UID]
 -f CONNECTION_FILE``: caps the address space (RLIMIT_AS, soft and hard, so the notebook cannot

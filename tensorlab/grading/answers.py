@@ -1,11 +1,13 @@
-"""Asking for the answers (grader side of ``_answers``), and what in a submission the grader
-cannot follow.
+"""Running a submission and asking for its answers (grader side of ``_answers``), and what in
+a submission the grader cannot follow.
 
-After the notebook has run in its kernel (for errors, timeouts and crashes), the answers are
-asked from a fresh answer process (``_answers``) that runs the same rebuilt cells again: only
-the instructor's template cells and the learner's answer cells, no IPython, the audit hook in
-place before any of them. Each line it writes is signed with a key it read before any learner
-code ran and that no learner code can reach (see ``_answers``); an unsigned line is a forgery.
+One answer process (``_answers``) per submission runs the rebuilt cells (only the instructor's
+template cells and the learner's answer cells; no IPython, the audit hook in place before any
+of them), reporting how each cell ran (``run``: per-cell time limits, errors with the learner's
+line, a fresh process around a cell that hangs, crashes or runs out of memory), then calls each
+answer on the grader's inputs. Each line it writes is signed with a key it read before any
+learner code ran and that no learner code can reach (see ``_answers``); an unsigned line is a
+forgery.
 
 ``scan`` reads an answer cell's source for the same constructs the audit hook refuses at run
 time, plus those it cannot see (a function's ``__closure__`` or ``__globals__``, IPython's own
@@ -130,13 +132,16 @@ def sign(key: bytes, body: str) -> str:
 
 @dataclass
 class Asked:
-    """What the answer process said about one submission."""
+    """What the answer process said about one submission: how each cell ran, and the answers."""
 
     answers: dict = field(default_factory=dict)  # qid -> encoded answer
     failed: dict = field(default_factory=dict)  # qid -> (status, reason): timeout, lost
     events: dict = field(default_factory=dict)  # qid -> [what, ...] the grader cannot follow
     everywhere: list = field(default_factory=list)  # events of template cells: every question
     restarts: int = 0  # answer processes started again after one died or hung
+    poisoned: dict = field(default_factory=dict)  # cell index -> timeout | kernel_died | memory
+    errors: dict = field(default_factory=dict)  # cell index -> (ename, evalue)
+    lines: dict = field(default_factory=dict)  # cell index -> the line it raised at (or None)
 
     def note(self, qid, what: str) -> None:
         target = self.everywhere if qid is None else self.events.setdefault(qid, [])
@@ -147,6 +152,10 @@ class Asked:
         out = list(self.everywhere)
         out += [w for w in self.events.get(qid, []) if w not in out]
         return out
+
+
+class GiveUp(Exception):
+    """The notebook's cells kept killing or hanging the answer process: grading stops."""
 
 
 class _Reader:
@@ -225,24 +234,35 @@ def _cell_qid(cells: list, i) -> str | None:
     return cells[i].qid if isinstance(i, int) and 0 <= i < len(cells) else None
 
 
-def ask(
-    kernel, cells: list, skip: set, questions: list, budget, cell_timeout: float, early=None
-) -> Asked:
-    """Run ``cells`` (``ExecCell``; indices in ``skip`` left out) in fresh answer processes and
-    ask each of ``questions`` (``(qid, name, kind, payload)``) for its answer. ``budget()`` is
-    the notebook's time left (it raises when there is none). ``early``: an answer process
-    started in advance (``Kernel.spawn_answers``), used first if it is still waiting."""
+def _clip(text, n: int) -> str:
+    text = text if isinstance(text, str) else ""
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def run(spawn, cells: list, questions: list, budget, cell_timeout: float, early=None) -> Asked:
+    """Run the rebuilt notebook ``cells`` (``ExecCell``) in answer processes from ``spawn()``
+    (each sandboxed) and ask each of ``questions`` (``(qid, name, kind, payload)``) for its
+    answer: the one interpreter a submission costs.
+
+    Each cell has ``cell_timeout`` seconds; ``budget()`` is the notebook's time left (it raises
+    when there is none). A cell that hangs, kills the process or runs out of memory is recorded
+    (``poisoned``) and left out of a fresh process that runs the others again, as a kernel is
+    restarted around a fatal cell; an error is recorded with the line of the cell it came from.
+    More than ``MAX_RESTARTS`` such restarts raise ``GiveUp``. A question whose call hangs or
+    kills the process fails alone; the others are asked in a fresh process. ``early``: a process
+    started in advance (its imports done), used first if it is still waiting."""
     out = Asked()
     for cell in cells:
         if cell.qid is not None:
             for what in scan(cell.source):
                 out.note(cell.qid, f"{what}")
     todo = list(questions)
-    runs = [(i, _ipython_free(c.source), c.qid) for i, c in enumerate(cells) if i not in skip]
-    restarts = 0
-    while todo and restarts <= MAX_RESTARTS:
-        restarts += 1
-        out.restarts = restarts - 1
+    sources = [_ipython_free(c.source) for c in cells]
+    cell_restarts = question_restarts = started = 0
+    while True:
+        runs = [(i, sources[i], c.qid) for i, c in enumerate(cells) if i not in out.poisoned]
+        started += 1
+        out.restarts = started - 1
         key, nonce = secrets.token_hex(32).encode("ascii"), secrets.token_hex(16)
         request = {
             "nonce": nonce,
@@ -252,31 +272,48 @@ def ask(
         if early is not None and early.poll() is None:
             proc, early = early, None
         else:
-            proc = kernel.spawn_answers()
+            proc = spawn()
         reader = _Reader(proc, key, nonce)
+        current = None
         try:
             try:
                 proc.stdin.write(key + json.dumps(request).encode("utf-8"))
                 proc.stdin.close()
             except OSError:
                 pass
-            current = None
-            for n, _ in enumerate(runs):
-                # the first message also waits for the process to start (imports, under load)
-                wait = cell_timeout + (STARTUP_SECONDS if n == 0 else 0)
-                msg = reader.next(min(wait, budget()))
-                if msg is None or msg.get("ev") != "cell":
-                    reason = "running the notebook again to ask for its answers failed"
-                    for q in todo:
-                        out.failed[q[0]] = ("error", reason)
-                    return out
+            # the process's start (interpreter and imports, under load) is not a cell's time
+            msg = reader.next(min(STARTUP_SECONDS, budget()))
+            again = msg is None or msg.get("ev") != "ready"  # it did not start: once more
+            for i, _, _ in runs if not again else ():
+                msg = reader.next(min(cell_timeout, budget()))
+                if msg is None or msg.get("ev") != "cell" or msg.get("i") != i:
+                    out.poisoned[i] = "timeout" if proc.poll() is None else "kernel_died"
+                    again = True
+                    break
                 for where, what in msg.get("events") or []:
                     out.note(where[2] if isinstance(where, list) else None, what)
                 if reader.forged:  # written while this cell ran
-                    out.note(
-                        _cell_qid(cells, msg.get("i")), "writing its own messages to the grader"
-                    )
+                    out.note(cells[i].qid, "writing its own messages to the grader")
                     reader.forged = 0
+                out.errors.pop(i, None)
+                out.lines.pop(i, None)
+                if msg.get("status") != "error":
+                    continue
+                ename = _clip(msg.get("ename"), 100)
+                lineno = msg.get("lineno")
+                out.errors[i] = (ename, _clip(msg.get("evalue"), 500))
+                out.lines[i] = lineno if type(lineno) is int else None
+                if ename == "MemoryError":
+                    # whatever the cell allocated may still be held: go on in a fresh process
+                    out.errors[i] = ("MemoryError", "the cell ran out of memory")
+                    out.poisoned[i] = "memory"
+                    again = True
+                    break
+            if again:
+                cell_restarts += 1
+                if cell_restarts > MAX_RESTARTS:
+                    raise GiveUp(started)
+                continue
             while todo:
                 q = todo[0]
                 current = q[0]
@@ -304,6 +341,11 @@ def ask(
                 out.note(current, "writing its own messages to the grader")
             reader.close()
             _stop(proc)
+        if not todo:
+            break
+        question_restarts += 1
+        if question_restarts > MAX_RESTARTS:
+            break
     if early is not None:
         _stop(early)
     for q in todo:

@@ -5,7 +5,8 @@ A solution notebook marks its cells in metadata, ``cell.metadata["tensorlab"]``:
 - ``{"role": "answer", "question": "<id>"}``: the code between ``### BEGIN SOLUTION`` and
   ``### END SOLUTION`` (nbgrader's markers) is replaced by ``# YOUR CODE HERE`` and an
   instructive ``raise NotImplementedError("...")`` (the question's ``todo`` text);
-- ``{"role": "check", "question": "<id>"}``: the learner's check cell (kept, made read-only);
+- ``{"role": "check", "question": "<id>"}``: the learner's check cell (kept, made read-only,
+  tagged ``raises-exception`` so that a failing check does not stop Run All);
 - ``{"role": "hidden"}``: removed from the exercise (instructor-only material). Code between
   ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS`` is removed from any code cell.
 
@@ -37,6 +38,12 @@ _MARKER = re.compile(
 )
 _LOOSE = re.compile(r"(BEGIN|END)\s+(SOLUTION|HIDDEN\s+TESTS)", re.IGNORECASE)
 _KEEP_CELL_METADATA = ("tensorlab", "tags", "editable", "deletable")
+
+
+# A failing check raises ``CheckFailed``; tagged so, it does not stop Run All: JupyterLab and
+# the classic Notebook then send the cell with ``stop_on_error=False`` (the kernel does not
+# abort the cells queued after it), and nbclient and nbval let that cell raise.
+RUN_ALL_TAG = "raises-exception"
 
 
 class AssignError(ValueError):
@@ -234,6 +241,7 @@ def make_exercise(nb, name: str, authored: list | None = None):
         if role == "check":
             new["metadata"]["editable"] = False
             new["metadata"]["deletable"] = False
+            new["metadata"]["tags"] = _with_tag(cell, RUN_ALL_TAG, where)
         out.cells.append(new)
     missing = [qid for qid in expected_ids if qid not in answers]
     if missing:
@@ -264,6 +272,14 @@ def make_exercise(nb, name: str, authored: list | None = None):
         )
     questions.update(written)
     return out, {"assignment": assignment, "questions": questions}
+
+
+def _with_tag(cell, tag: str, where: Where) -> list[str]:
+    """The cell's tags (``metadata.tags``, a list of strings) with ``tag`` added once."""
+    tags = cell.get("metadata", {}).get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise AssignError(f"{where}: 'tags' in the cell's metadata must be a list of strings")
+    return [t for t in tags if t != tag] + [tag]
 
 
 def _points_cell(q, cell_id: str):

@@ -41,6 +41,17 @@ def from_raised(sources: list[str], raised) -> dict | None:
     return out
 
 
+def from_line(source: str, ename: str, lineno: int | None) -> dict:
+    """``{"type", "lineno", "line"}`` for a cell that raised ``ename`` at line ``lineno`` of
+    the cell (as the answer process reports it; the line is read from ``source``)."""
+    found = {"type": str(ename)[:100]}
+    if isinstance(lineno, int) and not isinstance(lineno, bool):
+        text = _line_of(source, lineno)
+        if text is not None:
+            found.update(lineno=lineno, line=text)
+    return found
+
+
 def from_outputs(source: str, outputs: list) -> dict | None:
     """``{"type", "lineno", "line"}`` for an answer cell that raised as it ran, from the error
     output's traceback (its outermost cell frame: the cell that ran, whatever it called); the

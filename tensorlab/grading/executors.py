@@ -92,7 +92,12 @@ class LocalPool(Executor):
             initargs=(settings.kernel_limits(),),
         )
         try:
-            futures = {pool.submit(grade_job, job, release, settings): (i, job) for i, job in items}
+            # the last ``workers`` jobs start no warm answer process for a job that never comes
+            last = len(items) - min(self.workers, len(items))
+            futures = {
+                pool.submit(grade_job, job, release, settings, n < last): (i, job)
+                for n, (i, job) in enumerate(items)
+            }
             for fut in as_completed(futures):
                 i, job = futures[fut]
                 try:

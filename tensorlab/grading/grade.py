@@ -1,4 +1,5 @@
-"""``tensorlab grade SUBMISSIONS... --out DIR``: batch grading in fresh, sandboxed kernels.
+"""``tensorlab grade SUBMISSIONS... --out DIR``: batch grading, one fresh sandboxed interpreter
+per submission.
 
 The pipeline, one module a stage:
 
@@ -8,11 +9,12 @@ The pipeline, one module a stage:
    graded;
 2. ``rebuild``: each notebook is rebuilt from the released template (``release.json`` + the
    exercise notebook) with only the learner's answer cells spliced in;
-3. ``run``: the rebuilt cells run in a fresh sandboxed kernel with per-cell and per-notebook
-   limits (``run.grade_notebook``, the task); ``executors`` runs the tasks of the class, on a
-   local pool of worker processes or a Dask cluster (``cluster``), with one retry policy;
+3. ``run``: the rebuilt cells run in a fresh sandboxed interpreter (the answer process, no
+   IPython) with per-cell and per-notebook limits (``run.grade_notebook``, the task);
+   ``executors`` runs the tasks of the class, on a local pool of worker processes or a Dask
+   cluster (``cluster``), with one retry policy;
 4. ``batch_judge``: each question's answer is asked for and judged in the grader's process
-   (``judge``), against references the kernel never sees;
+   (``judge``), against references the answer process never sees;
 5. ``results``: ``DIR/<student>.json`` and ``DIR/gradebook.csv`` written atomically as students
    complete, merged with earlier runs; an interrupted run (Ctrl-C) is undone.
 
@@ -52,7 +54,7 @@ from .results import (  # noqa: F401
     undo,
     write_results,
 )
-from .run import MAX_RESTARTS, PRELUDE, Settings, grade_notebook  # noqa: F401
+from .run import MAX_RESTARTS, Settings, grade_notebook  # noqa: F401
 from .text import terminal
 
 

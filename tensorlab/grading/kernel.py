@@ -4,8 +4,12 @@ The kernel runs ``sys.executable`` (the grader's own Python, so it sees the same
 private kernelspec in a temporary directory, with an address-space cap, a private working
 directory, a private IPython directory (no profile scripts), single-threaded BLAS and
 ``TENSORLAB_GRADING=1``. With ``sandbox=True`` it runs inside bubblewrap (``sandbox``): the
-working directory is then the sandbox's private scratch ``/tmp``. ``run`` never raises for what the notebook does: it reports ``ok``,
-``error``, ``timeout`` or ``dead``.
+working directory is then the sandbox's private scratch ``/tmp``. ``run`` never raises for what
+the notebook does: it reports ``ok``, ``error``, ``timeout`` or ``dead``.
+
+Batch grading launches no kernel: it uses a ``Kernel`` only for its sandbox and cgroup, and
+runs each submission in answer processes (``spawn_answers``; see ``answers``). A kernel runs a
+learner's notebook as Jupyter does (tests, ``check``'s own run-throughs).
 """
 
 from __future__ import annotations

@@ -1,13 +1,16 @@
-"""Stage 3, run: one rebuilt notebook in a fresh kernel, its questions judged (the task each
-executor runs, locally or on a Dask worker).
+"""Stage 3, run: one rebuilt notebook in one fresh interpreter, its questions judged (the task
+each executor runs, locally or on a Dask worker).
 
-The rebuilt cells run in a fresh kernel (``kernel.Kernel``) inside the bubblewrap sandbox
-(``sandbox``: nothing visible but the Python environment and a private scratch folder, the
-question banks hidden; own PID and network namespaces; an unprivileged uid; memory, CPU,
-process and file-size limits) with per-cell and per-notebook time limits. A cell that kills the
-kernel or cannot be interrupted is skipped and the kernel restarted, so one bad answer does not
-sink the rest. Then each question is asked for and judged (``batch_judge``). In a worker
-process, the kernel for the next submission is launched while the current one is graded.
+The rebuilt cells run in a bare answer process (``answers.run``, ``_answers``; no IPython, an
+audit hook in place before any learner code) inside the bubblewrap sandbox (``sandbox``:
+nothing visible but the Python environment and a private scratch folder, the question banks
+hidden; own PID and network namespaces; an unprivileged uid; one cgroup for its memory and
+processes; CPU and file-size limits) with per-cell and per-notebook time limits. It records how
+each cell ran (an error with the line of the learner's cell it came from); a cell that hangs,
+kills the process or runs out of memory is skipped and the others run again in a fresh one, so
+one bad answer does not sink the rest. The same process then calls each answer on the
+grader's inputs, and the grader judges what came back (``batch_judge``). In a worker process,
+the answer process for the next submission is started while the current one is graded.
 """
 
 from __future__ import annotations
@@ -15,13 +18,11 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import secrets
 import time
 import traceback
 from dataclasses import dataclass
 
-from . import batch_judge, errors, written
-from .answers import ask
+from . import answers, batch_judge, errors, written
 from .authoring import case_weights
 from .collect import Job
 from .encode import Raised
@@ -29,10 +30,7 @@ from .rebuild import ExecCell, parse_submission, rebuild
 from .records import lost_record, notebook_record, unjudged, verdict_record
 from .release import QuestionInfo, Release
 
-MAX_RESTARTS = 3
-PRELUDE = (  # .format(key=...): the harness signs every answer with this notebook's secret key
-    "import tensorlab.grading._harness as _tl_harness\n_tl_harness.install({key!r})\ndel _tl_harness"
-)
+MAX_RESTARTS = answers.MAX_RESTARTS
 
 
 @dataclass(frozen=True)
@@ -44,18 +42,14 @@ class Settings:
     timeout: float = 600.0
     memory: int = 4 * 2**30
     seed: int = 0
-    sandbox: str = "none"  # "bwrap" (every kernel in the OS sandbox) or "none"
+    sandbox: str = "none"  # "bwrap" (every answer process in the OS sandbox) or "none"
 
     def kernel_limits(self) -> tuple:
-        """What a kernel is launched with: (memory cap, CPU seconds, sandboxed)."""
+        """What an answer process is launched with: (memory cap, CPU seconds, sandboxed)."""
         return (self.memory, int(math.ceil(self.timeout)) + 30, self.sandbox == "bwrap")
 
 
 class _OutOfTime(Exception):
-    pass
-
-
-class _GiveUp(Exception):
     pass
 
 
@@ -64,123 +58,65 @@ def _clip(text, n: int = 500) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-class Runner:
-    """Runs the rebuilt cells of one submission, restarting the kernel around fatal cells."""
+class _Budget:
+    """The notebook's time left (``settings.timeout``), capped at a cell's."""
 
-    def __init__(self, kernel, cells: list[ExecCell], settings: Settings):
-        self.kernel = kernel
-        self.cells = cells
-        self.settings = settings
+    def __init__(self, settings: Settings):
+        self.cell_timeout = settings.cell_timeout
         self.deadline = time.monotonic() + settings.timeout
-        self.poisoned: dict[int, str] = {}  # cell index -> "timeout" | "kernel_died"
-        self.errors: dict[int, tuple[str, str]] = {}  # cell index -> (ename, evalue)
-        self.where: dict[int, dict | None] = {}  # cell index -> the learner's line (errors)
-        self.restarts = 0
-        self.key = secrets.token_hex(32)  # the harness signs answers with it (see _harness)
 
-    def budget(self) -> float:
+    def __call__(self) -> float:
         left = self.deadline - time.monotonic()
         if left <= 0.5:
             raise _OutOfTime
-        return min(self.settings.cell_timeout, left)
-
-    def run(self, source: str):
-        return self.kernel.run(source, self.budget())
-
-    def start(self, upto: int) -> None:
-        """A fresh kernel with the prelude and cells [0, upto) replayed (poisoned ones skipped).
-
-        The first time, a kernel launched in advance (a warm spare) is only connected to.
-        """
-        while True:
-            if self.restarts > MAX_RESTARTS:
-                raise _GiveUp
-            self.budget()
-            if self.restarts == 0:
-                self.kernel.connect()
-                _prelaunch(self.settings.kernel_limits())
-            else:
-                self.kernel.start()
-            self.restarts += 1
-            if self.run(PRELUDE.format(key=self.key)).status != "ok":
-                raise _GiveUp
-            if self._replay(upto):
-                return
-
-    def _replay(self, upto: int) -> bool:
-        for j in range(upto):
-            if j in self.poisoned:
-                continue
-            r = self.run(self.cells[j].source)
-            if r.status in ("timeout", "dead"):
-                self.poisoned[j] = "timeout" if r.status == "timeout" else "kernel_died"
-                return False
-        return True
-
-    def recover(self, status: str, upto: int) -> None:
-        """After a timeout or a dead kernel: a fresh kernel with the good cells replayed.
-
-        (Interrupting is not enough: nbclient keeps a reader for the timed-out cell that would
-        swallow the next cells' outputs, and the notebook may catch KeyboardInterrupt.)
-        """
-        self.start(upto)
-
-    def run_cells(self) -> None:
-        for i, cell in enumerate(self.cells):
-            if i in self.poisoned:
-                continue
-            r = self.run(cell.source)
-            if r.status == "error" and r.ename == "MemoryError":
-                # whatever the cell allocated may still be held: continue in a fresh kernel
-                self.errors[i] = ("MemoryError", "the cell ran out of memory")
-                self.poisoned[i] = "memory"
-                self.start(i)
-            elif r.status == "error":
-                self.errors[i] = (_clip(r.ename, 100), _clip(r.evalue))
-                self.where[i] = errors.from_outputs(cell.source, r.outputs)
-            elif r.status in ("timeout", "dead"):
-                self.poisoned[i] = "timeout" if r.status == "timeout" else "kernel_died"
-                self.recover(r.status, i)
+        return min(self.cell_timeout, left)
 
 
-def _unanswered(runner: Runner, qid: str, decoded_missing: bool) -> tuple[str, str] | None:
+def _unanswered(asked, cells, qid: str, decoded_missing: bool) -> tuple[str, str] | None:
     """Status and reason for a question whose answer cell failed, when the answer is missing."""
     if not decoded_missing:
         return None
-    for i, cell in enumerate(runner.cells):
+    for i, cell in enumerate(cells):
         if cell.qid != qid:
             continue
-        if i in runner.poisoned and runner.poisoned[i] != "memory":
-            event = runner.poisoned[i]
+        if i in asked.poisoned and asked.poisoned[i] != "memory":
+            event = asked.poisoned[i]
             if event == "timeout":
                 return "timeout", "the answer cell did not finish within the time limit"
             return "kernel_died", "the answer cell killed the kernel"
-        if i in runner.errors:
-            ename, evalue = runner.errors[i]
+        if i in asked.errors:
+            ename, evalue = asked.errors[i]
             if ename == "NotImplementedError":
                 return "not_attempted", "the answer cell still raises NotImplementedError"
             return "error", f"the answer cell raised {ename}: {evalue}"
     return None
 
 
-def _judge(runner: Runner, q, info: QuestionInfo, asked, settings) -> dict:
-    """Question ``q``'s record from what the answer process said (``answers.ask``)."""
+def _where(asked, cells: list[ExecCell], i: int) -> dict | None:
+    """The learner's own error in cell ``i``: its type and line (read from the source the
+    grader spliced in), or None when the cell raised nothing."""
+    if i not in asked.errors:
+        return None
+    return errors.from_line(cells[i].source, asked.errors[i][0], asked.lines.get(i))
+
+
+def _judge(cells: list[ExecCell], q, info: QuestionInfo, asked, settings) -> dict:
+    """Question ``q``'s record from what the answer process said (``answers.run``)."""
     qid = q.id
-    cells = runner.cells
     if qid in asked.failed:
         return unjudged({qid: info}, *asked.failed[qid])[qid]
     answer = asked.answers.get(qid)
+    what = asked.cannot_follow(qid)
+    if what:  # whatever else happened: code the grader cannot follow earns nothing
+        answer = {"t": "cannot_follow", "what": ", ".join(what)}
     missing = isinstance(answer, dict) and answer.get("t") == "missing"
-    override = _unanswered(runner, qid, missing)  # the answer cell failed: that is the reason
+    override = _unanswered(asked, cells, qid, missing)  # the answer cell failed: the reason
     if override is not None:
         rec = unjudged({qid: info}, *override)[qid]
-        where = [runner.where.get(i) for i, c in enumerate(cells) if c.qid == qid]
+        where = [_where(asked, cells, i) for i, c in enumerate(cells) if c.qid == qid]
         if override[0] == "error" and where and where[-1]:
             rec["error"] = where[-1]  # the learner's own error: type and line of their cell
         return rec
-    what = asked.cannot_follow(qid)
-    if what:
-        answer = {"t": "cannot_follow", "what": ", ".join(what)}
     if answer is None:
         return unjudged({qid: info}, "error", "no answer came back from the answer process")[qid]
     verdict = batch_judge.judge_answer(q, answer, settings.seed)  # never raises
@@ -193,8 +129,9 @@ def _judge(runner: Runner, q, info: QuestionInfo, asked, settings) -> dict:
     return rec
 
 
-def grade_notebook(job: Job, release: Release, settings: Settings) -> dict:
-    """Grade one submission; never raises for anything the submission does."""
+def grade_notebook(job: Job, release: Release, settings: Settings, more: bool = True) -> dict:
+    """Grade one submission; never raises for anything the submission does. ``more``: other
+    submissions may follow in this process (a warm answer process is then started for them)."""
     import nbformat
 
     from .registry import get
@@ -229,105 +166,109 @@ def grade_notebook(job: Job, release: Release, settings: Settings) -> dict:
     for qid, reason in problems.items():
         results[qid] = unjudged({qid: infos[qid]}, "missing", reason)[qid]
 
-    workdir, kernel = _take_kernel(settings.kernel_limits())
-    early = asked = None
-    with workdir:
-        runner = Runner(kernel, cells, settings)
-        try:
-            runner.start(0)
-            # the answer process starts (its imports) while the notebook runs in the kernel
-            early = kernel.spawn_answers()
-            runner.run_cells()
-            kernel.close_kernel()  # its job is done: the answers come from the answer process
-            asked_for = [
-                (qid, info.name, info.kind, batch_judge.payload(get(qid), settings.seed))
-                for qid, info in infos.items()
-                if qid not in results
-            ]
-            asked = ask(
-                kernel,
-                cells,
-                set(runner.poisoned),
-                asked_for,
-                runner.budget,
-                settings.cell_timeout,
-                early=early,
-            )
-            for qid, info in infos.items():
-                if qid not in results:
-                    results[qid] = _judge(runner, get(qid), info, asked, settings)
-        except _OutOfTime:
-            reason = f"the notebook did not finish within {settings.timeout:g} s"
-            for qid, info in infos.items():
-                results.setdefault(qid, unjudged({qid: info}, "timeout", reason)[qid])
-        except _GiveUp:
-            reason = "the kernel kept dying or hanging; grading stopped"
-            for qid, info in infos.items():
-                results.setdefault(qid, unjudged({qid: info}, "kernel_died", reason)[qid])
-        finally:
-            if early is not None and early.poll() is None:
-                from .answers import _stop
-
-                _stop(early)
-            kernel.close()
-        # kernels and answer processes started again after one died or hung
-        record["restarts"] = max(0, runner.restarts - 1) + (asked.restarts if asked else 0)
+    asked_for = [
+        (qid, info.name, info.kind, batch_judge.payload(get(qid), settings.seed))
+        for qid, info in infos.items()
+        if qid not in results
+    ]
+    asked = None
+    if asked_for:
+        workdir, box, early = _take_box(settings.kernel_limits(), more)
+        with workdir:
+            try:
+                asked = answers.run(
+                    box.spawn_answers, cells, asked_for, _Budget(settings), settings.cell_timeout,
+                    early=early,
+                )  # fmt: skip
+                for qid, info in infos.items():
+                    if qid not in results:
+                        results[qid] = _judge(cells, get(qid), info, asked, settings)
+            except _OutOfTime:
+                reason = f"the notebook did not finish within {settings.timeout:g} s"
+                for qid, info in infos.items():
+                    results.setdefault(qid, unjudged({qid: info}, "timeout", reason)[qid])
+            except answers.GiveUp as e:
+                record["restarts"] = e.args[0]
+                reason = "the notebook kept crashing or hanging its interpreter; grading stopped"
+                for qid, info in infos.items():
+                    results.setdefault(qid, unjudged({qid: info}, "kernel_died", reason)[qid])
+            finally:
+                if early is not None and early.poll() is None:
+                    answers._stop(early)
+                box.close()
+    # answer processes started again after one died, hung or ran out of memory
+    if asked is not None:
+        record["restarts"] = asked.restarts
     record["questions"] = {qid: results[qid] for qid in infos}
     record["score"] = float(sum(r["points"] for r in record["questions"].values()))
     record["duration_s"] = round(time.monotonic() - started, 2)
     return record
 
 
-# ---------------------------------------------------------------------------- warm kernels
-# In a worker process, the kernel for the next submission is launched while the current one is
-# graded: kernel start-up (mostly waiting for imports) then overlaps with useful work.
+# ---------------------------------------------------------------------------- warm processes
+# In a worker process, the answer process for the next submission is started while the current
+# one is graded: its start-up (the interpreter, numpy and tensorlab imported) then overlaps with
+# useful work, and it waits, sandboxed, for its request on stdin.
 _spare: dict = {}
 
 
 def _launched(limits: tuple):
+    """(working directory, sandbox, answer process started in it)."""
     from .kernel import Kernel, WorkDir
 
     memory, cpu, sandbox = limits
     workdir = WorkDir(prefix="tensorlab-grade-")  # removed without recursion, however deep
-    kernel = Kernel(workdir.name, memory, sandbox=sandbox, cpu=cpu)
+    # a ``Kernel`` that is never launched: the sandbox and cgroup the answer processes run in
+    box = Kernel(workdir.name, memory, sandbox=sandbox, cpu=cpu)
     try:
-        kernel.launch()
+        proc = box.spawn_answers()
     except BaseException:
-        kernel.close()
+        box.close()
         workdir.cleanup()
         raise
-    return workdir, kernel
+    return workdir, box, proc
+
+
+def _discard(entry) -> None:
+    from .answers import _stop
+
+    workdir, box, proc = entry[:3]
+    _stop(proc)
+    box.close()
+    workdir.cleanup()
 
 
 def _close_spare() -> None:
     entry = _spare.pop("entry", None)
     if entry is not None:
-        entry[1].close()
-        entry[0].cleanup()
+        _discard(entry)
 
 
-def _take_kernel(limits: tuple):
-    """(working directory, launched kernel): the warm spare when there is one."""
+def _take_box(limits: tuple, more: bool = True):
+    """(working directory, sandbox, answer process): the warm spare when there is one; the
+    next submission's is started now when ``more`` may come (only inside grading worker
+    processes; a spare nobody takes is a start-up paid for nothing)."""
     entry = _spare.pop("entry", None)
-    if entry is not None and entry[2] == limits:
-        return entry[0], entry[1]
-    if entry is not None:
-        entry[1].close()
-        entry[0].cleanup()
-    return _launched(limits)
+    if entry is not None and entry[3] != limits:
+        _discard(entry)
+        entry = None
+    taken = entry[:3] if entry is not None else _launched(limits)
+    if more:
+        _prelaunch(limits)
+    return taken
 
 
 def _prelaunch(limits: tuple) -> None:
-    """Launch the next submission's kernel now (only inside grading worker processes)."""
+    """Start the next submission's answer process now (only inside grading worker processes)."""
     if _spare.get("enabled") and "entry" not in _spare:
         try:
             _spare["entry"] = (*_launched(limits), limits)
-        except Exception:  # noqa: BLE001 - the next job will simply start its own kernel
+        except Exception:  # noqa: BLE001 - the next job will simply start its own
             pass
 
 
 def enable_spare() -> None:
-    """In a Dask worker: keep a warm kernel ready for the next task (closed at exit)."""
+    """In a Dask worker: keep a warm answer process ready for the next task (closed at exit)."""
     if not _spare.get("enabled"):
         import atexit
 
@@ -361,9 +302,9 @@ def _init_worker(limits: tuple) -> None:
     _prelaunch(limits)
 
 
-def grade_job(job: Job, release: Release, settings: Settings) -> dict:
+def grade_job(job: Job, release: Release, settings: Settings, more: bool = True) -> dict:
     """Worker entry point: ``grade_notebook`` that reports its own crashes as records."""
     try:
-        return grade_notebook(job, release, settings)
+        return grade_notebook(job, release, settings, more)
     except Exception as e:  # noqa: BLE001 - a grader bug must not stop the batch
         return lost_record(job, release, f"{type(e).__name__}: {_clip(e)}", traceback.format_exc())

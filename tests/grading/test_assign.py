@@ -61,6 +61,10 @@ def test_exercises_content():
                 assert info["cell_id"] == cell.id and info["notebook"] == path.name
             if role == "check":
                 assert cell.metadata["editable"] is False and cell.metadata["deletable"] is False
+                # a failing check does not stop Run All (the only cells tagged so)
+                assert cell.metadata["tags"] == ["raises-exception"]
+            else:
+                assert "raises-exception" not in cell.metadata.get("tags", [])
         assert ex.metadata["tensorlab"]["assignment"] == path.stem
 
 
@@ -159,6 +163,22 @@ def _duplicate(cells):
     cells.append(dup)
 
 
+def _check_cell(cells, qid="strides.transpose"):
+    (cell,) = [
+        c
+        for c in cells
+        if c.get("metadata", {}).get("tensorlab") == {"role": "check", "question": qid}
+    ]
+    return cell
+
+
+def _tags(tags):
+    def edit(cells):
+        _check_cell(cells)["metadata"]["tags"] = tags
+
+    return edit
+
+
 BROKEN = {
     "end_without_begin": (
         _set("strides.transpose", "x = 1\n### END SOLUTION\n"),
@@ -194,7 +214,59 @@ BROKEN = {
     "missing_answer": (_no_answer, "no answer cell for question(s) strides.transpose"),
     "bad_role": (_bad_role, "unknown tensorlab role 'solution'"),
     "duplicate_answer": (_duplicate, "a second answer cell for 'strides.transpose'"),
+    "tags_not_a_list": (_tags("slow"), "'tags' in the cell's metadata must be a list of strings"),
+    "tags_not_strings": (_tags([1]), "'tags' in the cell's metadata must be a list of strings"),
 }
+
+
+def test_a_check_cell_keeps_its_own_tags_and_is_tagged_once(tmp_path):
+    src = _broken_solutions(tmp_path, _tags(["slow", "raises-exception"]))
+    assign(src, tmp_path / "exercises")
+    nb = json.loads((tmp_path / "exercises" / STRIDES).read_text())
+    assert _check_cell(nb["cells"])["metadata"]["tags"] == ["slow", "raises-exception"]
+    others = [
+        c for c in nb["cells"] if c.get("metadata", {}).get("tensorlab", {}).get("role") == "check"
+    ]
+    assert all(
+        c["metadata"]["tags"] == ["raises-exception"]
+        for c in others
+        if c["metadata"]["tensorlab"]["question"] != "strides.transpose"
+    )
+
+
+def test_run_all_goes_past_a_failing_check(tmp_path):
+    """A learner's notebook with a wrong answer, run top to bottom as Run All does (nbclient,
+    errors not allowed, in the exercises folder beside release.json): the failing check shows
+    its failure and the cells after it still run. Without the tag, the run stops there."""
+    pytest.importorskip("nbclient")
+    from grading_class import TRANSPOSE_WRONG, submission
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    shutil.copy(EXERCISES / "release.json", tmp_path / "release.json")
+    wrong = json.dumps(submission(STRIDES, {"strides.transpose": TRANSPOSE_WRONG}))
+    learner = nbformat.reads(wrong, as_version=4)
+    NotebookClient(learner, timeout=300, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    checks = {
+        c.metadata["tensorlab"]["question"]: c
+        for c in learner.cells
+        if c.metadata.get("tensorlab", {}).get("role") == "check"
+    }
+    (error,) = [o for o in checks["strides.transpose"].outputs if o.output_type == "error"]
+    assert error.ename == "CheckFailed"
+    assert "strides.transpose" in json.dumps(checks["strides.transpose"].outputs)
+    after = list(checks)[list(checks).index("strides.transpose") + 1 :]
+    assert after, "the wrong answer is not the last question"
+    for qid in after:  # run, and passed
+        assert checks[qid].execution_count is not None, qid
+        assert not [o for o in checks[qid].outputs if o.output_type == "error"], qid
+    untagged = nbformat.reads(wrong, as_version=4)
+    for c in untagged.cells:
+        c.metadata.pop("tags", None)
+    with pytest.raises(CellExecutionError, match="CheckFailed"):
+        NotebookClient(
+            untagged, timeout=300, resources={"metadata": {"path": str(tmp_path)}}
+        ).execute()
 
 
 @pytest.mark.parametrize("case", sorted(BROKEN))

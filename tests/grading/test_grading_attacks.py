@@ -1,4 +1,4 @@
-"""Batch grading against wrong, broken and hostile submissions (real kernels).
+"""Batch grading against wrong, broken and hostile submissions (real answer processes).
 
 One grading run (module fixture, 2 workers) grades the class of ``grading_class.SCENARIOS``;
 the tests then read the grade files. Each adversarial student answers most questions correctly
@@ -98,6 +98,30 @@ def test_os_exit_kills_only_its_own_question(graded):
         assert qs[qid]["status"] == "passed", (qid, qs[qid])
     (sub,) = [s for s in student_doc(out, "exits")["submissions"] if s["notebook"] == STRIDES]
     assert sub["restarts"] >= 2
+
+
+def test_an_answer_cell_that_raises_names_the_learners_own_line(graded):
+    """Recorded by the one interpreter a notebook runs in: the error's type and message, and
+    the line of the learner's cell it came from (the cell's outermost frame, as IPython shows
+    it; a syntax error's own line), read from the source the grader spliced in."""
+    qs = questions(graded[0], "raises")
+    transpose, permute, sliced = (qs[f"strides.{k}"] for k in ("transpose", "permute", "slice"))
+    assert transpose["status"] == "error" and transpose["points"] == 0
+    assert transpose["message"] == (
+        'the answer cell raised TypeError: can only concatenate tuple (not "str") to tuple'
+    )
+    assert transpose["error"] == {
+        "type": "TypeError",
+        "lineno": 2,
+        "line": "transposed_layout = shape + 'a'",
+    }
+    assert permute["status"] == "error" and permute["error"]["type"] == "SyntaxError"
+    assert permute["error"]["lineno"] == 1
+    assert permute["error"]["line"] == "def permuted_layout(shape, dims:"
+    assert sliced["message"] == "the answer cell raised ValueError: boom"
+    assert sliced["error"] == {"type": "ValueError", "lineno": 5, "line": "_boom()"}
+    for qid in ("strides.contiguous", "strides.storage_index", "strides.expand"):
+        assert qs[qid]["status"] == "passed", (qid, qs[qid])
 
 
 def test_patched_check_and_edited_check_cells_gain_nothing(graded):

@@ -1,4 +1,4 @@
-"""Batch grading end to end: real kernels, the released exercises, the command line.
+"""Batch grading end to end: real sandboxed answer processes, the released exercises, the CLI.
 
 One grading run (module fixture, 2 workers) grades the solutions and the blank exercises; the
 tests then read the grade files. Hostile and broken submissions are graded in
@@ -142,3 +142,28 @@ def test_cli_usage_errors():
     assert _cli("grade", "x").returncode == 2  # --out is required
     assert _cli("grade", "x", "--out", "y", "--memory", "lots").returncode == 2
     # `tensorlab start` is tested in tests/test_start.py
+
+
+def test_a_warm_answer_process_is_started_only_for_a_job_that_may_come(monkeypatch):
+    """In a grading worker, the next submission's answer process starts while this one is
+    graded, unless no job may follow (the pool's last ones): none is started for nothing."""
+    from tensorlab.grading import run
+    from tensorlab.grading.collect import Job
+    from tensorlab.grading.release import Release
+
+    monkeypatch.setitem(run._spare, "enabled", True)
+    release = Release.load(EXERCISES, full=True)
+    settings = run.Settings(str(EXERCISES), cell_timeout=30, timeout=120)
+    data = (SOLUTIONS / STRIDES).read_bytes()
+    job = Job(str(SOLUTIONS / STRIDES), "s", STRIDES, data)
+    full = sum(q.points for q in release.infos(STRIDES).values())
+    try:
+        assert run.grade_notebook(job, release, settings, more=False)["score"] == full
+        assert "entry" not in run._spare
+        assert run.grade_notebook(job, release, settings, more=True)["score"] == full
+        warm = run._spare["entry"][2]
+        assert warm.poll() is None  # started, waiting for its request
+        assert run.grade_notebook(job, release, settings, more=False)["score"] == full
+        assert "entry" not in run._spare and warm.poll() is not None  # it was the one used
+    finally:
+        run._close_spare()

@@ -145,12 +145,13 @@ def test_kill_9_of_grade_ends_every_process_it_started(tmp_path):
                     cmdlines.append(Path(f"/proc/{pid}/cmdline").read_bytes())
                 except OSError:
                     pass
-            if sum(b"_launch" in c and b"-f" in c for c in cmdlines) >= 2:  # two kernels
+            # two sandboxed answer processes (one a worker's warm spare, at least one busy)
+            if sum(b"_launch" in c and b"--answers" in c for c in cmdlines) >= 2:
                 break
             assert grade.poll() is None, grade.stdout.read().decode()[-2000:]
             time.sleep(0.5)
         else:
-            pytest.fail("no sandboxed kernel started within 120 s")
+            pytest.fail("no sandboxed answer process started within 120 s")
         time.sleep(1)
         seen.update(_children(grade.pid))
         os.kill(grade.pid, signal.SIGKILL)

@@ -579,7 +579,7 @@ def test_a_killed_worker_is_retried_once_then_recorded_as_lost(tmp_path, monkeyp
 
     calls = []
 
-    def flaky(job, manifest, settings):
+    def flaky(job, manifest, settings, more=True):
         calls.append(job.path)
         raise RuntimeError("kernel killed from outside")
 

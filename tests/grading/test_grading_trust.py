@@ -270,7 +270,9 @@ def test_the_answer_process_refuses_frames_without_the_grader(tmp_path: Path):
         cwd=tmp_path,
     )
     lines = [json.loads(json.loads(x)["b"]) for x in r.stdout.decode().splitlines()]
-    cell_msg = lines[0]
+    assert lines[0]["ev"] == "ready"  # set up before any cell ran: from now on each is timed
+    cell_msg = lines[1]
+    assert cell_msg["ev"] == "cell" and cell_msg["status"] == "ok"
     assert cell_msg["events"] == [[["cell", 0, "q"], "sys._getframe (frames)"]]
     answer = [m for m in lines if m["ev"] == "answer"][0]["answer"]
     assert answer["t"] == "str" and "not allowed" in answer["v"]
