@@ -17,6 +17,7 @@ from ..interop import accepts_torch
 from ._draw import (
     ERROR,
     FIGURE_WIDTH,
+    INK,
     CellGrid,
     CellLabels,
     Page,
@@ -91,10 +92,10 @@ class GroupsScene:
         self.lines = LineCollection([], linewidths=1.2, alpha=0.8)
         self.ax_c.add_collection(self.lines)
         self.in_nodes = self.ax_c.scatter(
-            [], [], s=40, zorder=3, edgecolors="black", linewidths=0.5
+            [], [], s=40, zorder=3, edgecolors=INK, linewidths=0.5
         )
         self.out_nodes = self.ax_c.scatter(
-            [], [], s=40, zorder=3, edgecolors="black", linewidths=0.5
+            [], [], s=40, zorder=3, edgecolors=INK, linewidths=0.5
         )
         self.in_labels = CellLabels(self.ax_c, size=7, cell=None)
         self.out_labels = CellLabels(self.ax_c, size=7, cell=None)
@@ -278,7 +279,7 @@ class GroupsScene:
             self._group_x,
             [y] * m.groups,
             names,
-            [group_color(g) for g in range(m.groups)],
+            INK,  # under its block of the group's colour (coloured text fails on one theme)
         )
 
     def _update_text(self, m: GroupsModel) -> None:
