@@ -47,7 +47,9 @@ def to_rgb(color) -> tuple[float, float, float]:
     try:
         parts = [float(v) for v in color]
     except TypeError:
-        raise TypeError(f"expected a colour '#rrggbb' or an (r, g, b) tuple, got {color!r}") from None
+        raise TypeError(
+            f"expected a colour '#rrggbb' or an (r, g, b) tuple, got {color!r}"
+        ) from None
     if len(parts) not in (3, 4) or not all(0.0 <= v <= 1.0 for v in parts):
         raise ValueError(f"expected 3 or 4 numbers in 0..1, got {color!r}")
     return parts[0], parts[1], parts[2]

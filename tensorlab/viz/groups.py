@@ -91,12 +91,8 @@ class GroupsScene:
 
         self.lines = LineCollection([], linewidths=1.2, alpha=0.8)
         self.ax_c.add_collection(self.lines)
-        self.in_nodes = self.ax_c.scatter(
-            [], [], s=40, zorder=3, edgecolors=INK, linewidths=0.5
-        )
-        self.out_nodes = self.ax_c.scatter(
-            [], [], s=40, zorder=3, edgecolors=INK, linewidths=0.5
-        )
+        self.in_nodes = self.ax_c.scatter([], [], s=40, zorder=3, edgecolors=INK, linewidths=0.5)
+        self.out_nodes = self.ax_c.scatter([], [], s=40, zorder=3, edgecolors=INK, linewidths=0.5)
         self.in_labels = CellLabels(self.ax_c, size=7, cell=None)
         self.out_labels = CellLabels(self.ax_c, size=7, cell=None)
         self.title_c = ax_text(self.ax_c, 0.5, 1.04, va="bottom", ha="center", fontsize=9)

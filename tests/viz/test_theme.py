@@ -280,9 +280,7 @@ def test_plain_pyplot_figures_follow_the_theme_with_the_course_rc():
         fig = _plain_plot()
         rgba = _png(fig)
         texts = [
-            t.get_color()
-            for t in fig.findobj(Text)
-            if t.get_visible() and t.get_text().strip()
+            t.get_color() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()
         ]
     assert rgba[0, 0, 3] == 0 and white_block_share(rgba) < 0.05
     assert len(texts) >= 8  # title, axis label, tick labels, legend, colour bar ticks
