@@ -61,7 +61,7 @@ def weight_blocks(m: GroupsModel, detailed: bool) -> tuple[np.ndarray, np.ndarra
     gap = 1 if detailed else 0
     H = per_in * (kH + gap) - gap
     W = cout * (kW + gap) - gap
-    rgba = np.ones((H, W, 4))
+    rgba = np.zeros((H, W, 4))  # the gaps are transparent: the theme shows through
     owner = np.full((H, W), -1)
     shade = np.indices((kH, kW)).sum(axis=0) % 2  # a faint checker shows the kH x kW cells
     for o in range(cout):
