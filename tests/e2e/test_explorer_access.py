@@ -378,7 +378,7 @@ def picture_problems(theme: str, what: str, facts: dict) -> list[str]:
             problems.append(f"{what}: {facts['white']:.0%} near-white: a white block")
     elif facts["ground_lum"] < 0.9:
         problems.append(f"{what}: its ground {facts['ground']} is not the light theme's")
-    if facts["ink"] < 0.01:
+    if facts["ink"] < 0.004:
         problems.append(f"{what}: only {facts['ink']:.1%} of it reads against the ground")
     return problems
 
