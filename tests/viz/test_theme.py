@@ -72,6 +72,7 @@ def test_no_single_grey_reaches_4_5_on_both_grounds():
         ("INK", TEXT_CONTRAST),
         ("ERROR_INK", TEXT_CONTRAST),
         ("NOTE_INK", TEXT_CONTRAST),
+        ("TICK_INK_X", TEXT_CONTRAST),
     ],
 )
 def test_inks_read_on_both_grounds(name, need):
@@ -289,6 +290,20 @@ def test_plain_pyplot_figures_follow_the_theme_with_the_course_rc():
             assert contrast_ratio(mcolors.to_rgb(c), g) >= TEXT_CONTRAST, (c, g)
     with matplotlib.rc_context(matplotlib.rcParamsDefault):  # the check can fail
         assert white_block_share(_png(_plain_plot())) > 0.5
+
+
+def test_the_inline_backend_asks_for_no_background():
+    """IPython's inline backend tags a transparent figure whose tick labels are all dark (or all
+    light) "needs_background", and JupyterLab paints white (black) behind it in a dark (light)
+    theme: the white block again. With both axes labelled the course's figures are tagged
+    neither; matplotlib's own grey ticks would be."""
+    backend = pytest.importorskip("matplotlib_inline.backend_inline")
+    with matplotlib.rc_context(course_rc()):
+        assert backend._fetch_figure_metadata(_plain_plot()) is None
+    with matplotlib.rc_context({**course_rc(), "xtick.labelcolor": _theme.INK}):
+        assert backend._fetch_figure_metadata(_plain_plot()) == {"needs_background": "light"}
+    assert contrast_ratio(_theme.TICK_INK_X, LIGHT_GROUND) >= TEXT_CONTRAST
+    assert contrast_ratio(_theme.TICK_INK_X, DARK_GROUND) >= TEXT_CONTRAST
 
 
 def test_lessons_folder_and_style_carry_the_course_rc():
