@@ -345,16 +345,16 @@ def _saved_pictures():
             for out in cell.get("outputs", []):
                 data = out.get("data", {})
                 if "image/png" in data:
-                    yield path.name, i, data["image/png"]
+                    yield path.name, i, data["image/png"], out.get("metadata", {})
 
 
 SAVED = list(_saved_pictures())
 
 
 @pytest.mark.parametrize(
-    "lesson,cell,png", SAVED, ids=[f"{name[:2]}-cell{i}" for name, i, _ in SAVED]
+    "lesson,cell,png,metadata", SAVED, ids=[f"{name[:2]}-cell{i}" for name, i, _, _ in SAVED]
 )
-def test_saved_lesson_pictures_follow_the_theme(lesson, cell, png):
+def test_saved_lesson_pictures_follow_the_theme(lesson, cell, png, metadata):
     """Every picture saved in a lesson has a transparent ground: its outer frame (the margin
     ``bbox_inches="tight"`` leaves round the content) lets the theme through. Data may be
     white (a diverging colormap's zero); the ground may not. Re-execute a lesson after
@@ -368,3 +368,6 @@ def test_saved_lesson_pictures_follow_the_theme(lesson, cell, png):
     frame = np.concatenate([frame, rgba[:, :2].reshape(-1, 4), rgba[:, -2:].reshape(-1, 4)])
     clear = float((frame[:, 3] == 0).mean())
     assert clear > 0.9, f"{lesson} cell {cell}: only {clear:.0%} of its frame is clear; re-run it"
+    # JupyterLab paints a background behind a picture tagged so (test_the_inline_backend_...)
+    tags = {**metadata, **metadata.get("image/png", {})}
+    assert "needs_background" not in tags, f"{lesson} cell {cell}: {tags}; re-run it"
