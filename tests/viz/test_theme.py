@@ -349,6 +349,10 @@ def _saved_pictures():
 
 
 SAVED = list(_saved_pictures())
+# Pictures whose only tick labels are on one axis (image panels with their ticks off and a colour
+# bar each): every label is INK, so IPython tags them "needs_background: light" and JupyterLab
+# Dark shows them on white, as before (tensorlab.viz._theme.TICK_INK_X). A new one is reported.
+ONE_AXIS_OF_TICKS = {("15_transposed_conv_and_pooling.ipynb", 28)}
 
 
 @pytest.mark.parametrize(
@@ -370,4 +374,5 @@ def test_saved_lesson_pictures_follow_the_theme(lesson, cell, png, metadata):
     assert clear > 0.9, f"{lesson} cell {cell}: only {clear:.0%} of its frame is clear; re-run it"
     # JupyterLab paints a background behind a picture tagged so (test_the_inline_backend_...)
     tags = {**metadata, **metadata.get("image/png", {})}
-    assert "needs_background" not in tags, f"{lesson} cell {cell}: {tags}; re-run it"
+    if (lesson, cell) not in ONE_AXIS_OF_TICKS:
+        assert "needs_background" not in tags, f"{lesson} cell {cell}: {tags}; re-run it"
