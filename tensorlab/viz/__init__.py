@@ -14,6 +14,11 @@ notebooks, PDFs and slides alike::
 Behind each figure is a *model* function (``conv_model``, ``groups_model``, ``axes_model``,
 ``memory_model``) that computes everything drawn, with tensorlab, and needs no matplotlib; and a
 *scene* class that builds the artists once and updates them, which the widgets reuse.
+
+Every figure has a transparent ground and draws text and lines in colours that read on a light
+and a dark page alike, so it follows the notebook's theme (:mod:`tensorlab.viz._theme`). Plain
+``pyplot`` figures do the same in the course's lessons folder (its ``matplotlibrc``), or anywhere
+after ``plt.style.use("tensorlab.viz.theme")``.
 """
 
 from ._arith_model import ArithModel, arith_model, conv_transpose_output_size

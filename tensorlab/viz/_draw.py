@@ -23,6 +23,7 @@ from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
 from ._numbers import snap_zero  # noqa: F401 - figures print values through it
+from ._theme import ERROR_INK, INK  # text and lines drawn on the (transparent) ground
 
 # ---------------------------------------------------------------------------------- colours
 GROUP_COLORS = (
@@ -41,9 +42,9 @@ INVENTED = "#ff9f1c"  # padding pixels that are not in the image
 WINDOW = "#e63946"  # the kernel window and the current output cell
 HIGHLIGHT = "#ffd60a"  # a written / lit cell
 COVERED = "#9ecae1"  # storage cells a view covers
-NEW_AXIS = "#f77f00"
+NEW_AXIS = "#e07000"  # orange: 3.2:1 on white, 5.8:1 on #111111
 REMOVED = "#d62728"
-ERROR = "#b00020"
+ERROR = ERROR_INK  # errors drawn on the ground: readable on light and dark themes
 
 
 # ---------------------------------------------------------------------------------- text size
@@ -79,10 +80,11 @@ def group_color(k: int) -> str:
 def new_figure(width: float, height: float, dpi: float = FIGURE_DPI) -> Figure:
     """A ``Figure`` with an Agg canvas, made without pyplot (no global state, nothing shown).
 
-    Its background is opaque white whatever the rc settings: the diagrams' dark text and colours
-    stay legible under a dark notebook theme (the picture never shows the theme through it).
+    Its ground is transparent whatever the rc settings, so the notebook's theme (light or dark)
+    shows through; what is drawn on the ground uses :data:`INK` and the other theme-neutral
+    colours of :mod:`tensorlab.viz._theme`, never black or white.
     """
-    fig = Figure(figsize=(width, height), dpi=dpi, facecolor="white", edgecolor="white")
+    fig = Figure(figsize=(width, height), dpi=dpi, facecolor="none", edgecolor="none")
     FigureCanvasAgg(fig)
     return fig
 
@@ -109,10 +111,18 @@ def fmt_number(v: float) -> str:
 
 
 def text_colors_on(values: np.ndarray, cmap, norm) -> list[str]:
-    """Label colour for each value drawn with ``cmap`` / ``norm`` (black on light, white on dark)."""
-    rgba = cmap(norm(np.asarray(values, dtype=float)))
-    lum = 0.299 * rgba[..., 0] + 0.587 * rgba[..., 1] + 0.114 * rgba[..., 2]
-    return ["black" if v > 0.5 else "white" for v in np.ravel(lum)]
+    """Label colour for each value drawn with ``cmap`` / ``norm`` (see :func:`text_colors_for`)."""
+    return text_colors_for(cmap(norm(np.asarray(values, dtype=float))))
+
+
+def text_colors_for(rgba: np.ndarray) -> list[str]:
+    """Label colour for each cell colour (rows of RGB(A) in 0..1): black or white, whichever has
+    the higher WCAG contrast with the cell (at least 4.58:1 whatever the cell's colour)."""
+    rgb = np.asarray(rgba, dtype=float).reshape(-1, np.shape(rgba)[-1])[:, :3]
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    lum = linear @ np.array([0.2126, 0.7152, 0.0722])
+    # black wins when (L + 0.05) / 0.05 > 1.05 / (L + 0.05), i.e. L > 0.179
+    return ["black" if v > 0.17913 else "white" for v in np.ravel(lum)]
 
 
 def rect_outline(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
@@ -355,7 +365,7 @@ class CellLabels(Artist):
         ax.add_artist(self)
         self.set_clip_on(False)
 
-    def set_labels(self, xs, ys, texts, colors="black", *, size: float | None = None) -> None:
+    def set_labels(self, xs, ys, texts, colors=INK, *, size: float | None = None) -> None:
         """Show ``texts[k]`` centred at data point ``(xs[k], ys[k])``."""
         texts = [str(t) for t in texts]
         positions = np.column_stack([np.ravel(xs), np.ravel(ys)]).astype(float)
@@ -543,6 +553,7 @@ class FastText(Text):
 
 def fig_text(fig: Figure, x: float, y: float, s: str = "", **kw) -> FastText:
     """A :class:`FastText` in figure coordinates (0..1)."""
+    kw.setdefault("color", INK)
     t = FastText(x, y, s, transform=fig.transFigure, **kw)
     t.base_size = t.get_fontsize()
     fig.add_artist(t)
@@ -551,6 +562,7 @@ def fig_text(fig: Figure, x: float, y: float, s: str = "", **kw) -> FastText:
 
 def ax_text(ax, x: float, y: float, s: str = "", *, data: bool = False, **kw) -> FastText:
     """A :class:`FastText` in axes coordinates (0..1), or data coordinates with ``data=True``."""
+    kw.setdefault("color", INK)
     t = FastText(x, y, s, transform=ax.transData if data else ax.transAxes, **kw)
     t.base_size = t.get_fontsize()
     t.set_clip_on(False)
@@ -716,7 +728,7 @@ class TextLine:
         self.text = ""
         self.fitted: tuple | None = None  # the arguments of the last fit
 
-    def set(self, s: str, color: str = "black") -> None:
+    def set(self, s: str, color: str = INK) -> None:
         self.text = s
         self.artist.set_text(s)
         self.artist.set_color(color)

@@ -28,14 +28,14 @@ from ._draw import (
     rect_outline,
 )
 
-S = 10  # sub-cells per drawn cell: one sub-cell line of white between cells makes the grid
+S = 10  # sub-cells per drawn cell: a clear sub-cell line between cells makes the grid
 INPUT_COLOR = "#6baed6"
 INSERTED_COLOR = "#ffffff"
 PAD_COLOR = INVENTED
 UNDER_WINDOW = "#2171b5"
 OUTPUT_COLOR = "#a1d99b"
 OUTPUT_DONE = "#41ab5d"
-LINE = "#d9d9d9"
+LINE = "none"  # between cells: the theme shows through (a light line was a grey slab in Dark)
 HEIGHT = 4.6  # inches
 
 
@@ -44,7 +44,7 @@ def _rgb(c) -> np.ndarray:
 
 
 def cells_image(colors: np.ndarray) -> np.ndarray:
-    """(h, w, 4) cell colours -> (h*S, w*S, 4) sub-cells with a light line around each cell."""
+    """(h, w, 4) cell colours -> (h*S, w*S, 4) sub-cells with a clear line around each cell."""
     h, w = colors.shape[:2]
     img = np.repeat(np.repeat(colors, S, axis=0), S, axis=1)
     line = _rgb(LINE)

@@ -16,6 +16,7 @@ from ._axes_model import AxesModel, axes_model, nest_layout
 from ._draw import (
     ERROR,
     FIGURE_WIDTH,
+    INK,
     NEW_AXIS,
     REMOVED,
     CellLabels,
@@ -68,7 +69,7 @@ class _NestPicture:
         bare_axes(ax, equal=False)  # place() gives the box the picture's exact aspect
         self.brackets = LineCollection([], linewidths=1.6)
         ax.add_collection(self.brackets)
-        self.leaves = ax.scatter([], [], marker="s", c="#adb5bd", edgecolors="none")
+        self.leaves = ax.scatter([], [], marker="s", c=INK, edgecolors="none")
         self.dots = CellLabels(ax, size=9, cell=None)
         self.title = ax_text(ax, 0.0, 1.02, va="bottom", ha="left", fontsize=9)
         self.layout = None
@@ -172,7 +173,7 @@ class AxesScene:
             t_stride.append(f"stride {stride}")
 
         for k, (s, st) in enumerate(zip(m.shape, m.stride)):
-            box(k, 0.0, s, st, before_cols[k], "#fff5f5" if k in m.removed else "white")
+            box(k, 0.0, s, st, before_cols[k], "none")
         crosses = []
         for k in m.removed:
             x = k * BOX_STEP
@@ -181,8 +182,7 @@ class AxesScene:
         if m.ok:
             after_cols = [axis_color(i, new=(k == m.inserted)) for k, i in enumerate(m.new_ids)]
             for k, (s, st) in enumerate(zip(m.new_shape, m.new_stride)):
-                new = k == m.inserted
-                box(k, ROW_AFTER, s, st, after_cols[k], "#fff3e0" if new else "white")
+                box(k, ROW_AFTER, s, st, after_cols[k], "none")
             for k_after, ident in enumerate(m.new_ids):
                 if ident in m.ids:
                     k_before = m.ids.index(ident)
@@ -201,9 +201,9 @@ class AxesScene:
         self.links.set_segments(links)
         self.links.set_colors(link_cols)
         self.crosses.set_segments(crosses)
-        self.lab_axis.set_labels(xs, [y + 0.3 for y in ys], t_axis, edges)
+        self.lab_axis.set_labels(xs, [y + 0.3 for y in ys], t_axis, INK)
         self.lab_size.set_labels(xs, [y + 0.65 for y in ys], t_size)
-        self.lab_stride.set_labels(xs, [y + 0.98 for y in ys], t_stride, "#555555")
+        self.lab_stride.set_labels(xs, [y + 0.98 for y in ys], t_stride, INK)
         self.title_before.set_text(f"x: shape {m.shape}, strides {m.stride}")
         self.title_after.set_text(
             f"{m.code()}: shape {m.new_shape}, strides {m.new_stride}"

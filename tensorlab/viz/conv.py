@@ -17,7 +17,9 @@ from ._conv_model import ConvModel, conv_model, copy_links
 from ._draw import (
     ERROR,
     FIGURE_WIDTH,
+    INK,
     INVENTED,
+    REMOVED,
     WINDOW,
     CellGrid,
     CellLabels,
@@ -31,6 +33,7 @@ from ._draw import (
     fmt_number,
     new_figure,
     rect_outline,
+    text_colors_for,
     text_colors_on,
     text_width,
 )
@@ -51,8 +54,11 @@ SMALL_SIDE = 0.5  # the kernel and product panels fit in a square this fraction 
 SMALL_SIDE_MAX = 150.0
 
 
-def _grid_labels(labels: CellLabels, values: np.ndarray, cmap, norm, *, limit=MAX_LABELLED_CELLS):
-    """Write each cell's value at its centre (nothing when the grid is too big to read)."""
+def _grid_labels(
+    labels: CellLabels, values: np.ndarray, cmap, norm, *, limit=MAX_LABELLED_CELLS, rgba=None
+):
+    """Write each cell's value at its centre (nothing when the grid is too big to read), in black
+    or white for the cell's colour (``rgba``, the cells as drawn, if not ``cmap(norm(values))``)."""
     if values.size > limit:
         labels.clear_labels()
         return
@@ -61,7 +67,7 @@ def _grid_labels(labels: CellLabels, values: np.ndarray, cmap, norm, *, limit=MA
         c.ravel(),
         r.ravel(),
         [fmt_number(v) for v in values.ravel()],
-        text_colors_on(values.ravel(), cmap, norm),
+        text_colors_on(values.ravel(), cmap, norm) if rgba is None else text_colors_for(rgba),
     )
 
 
@@ -96,10 +102,10 @@ class ConvScene:
 
         ax = self.ax_in
         self.im_in = CellGrid(ax)
-        self.frame = LineCollection([], colors="#1d3557", linewidths=1.6, zorder=3)
+        self.frame = LineCollection([], colors=INK, linewidths=1.6, zorder=3)
         self.links = LineCollection([], colors=INVENTED, linewidths=0.6, alpha=0.45, zorder=3)
-        self.links_hot = LineCollection([], colors="#c1121f", linewidths=1.4, zorder=4)
-        (self.link_ends,) = ax.plot([], [], "o", ms=3.5, color="#c1121f", zorder=4)
+        self.links_hot = LineCollection([], colors=REMOVED, linewidths=1.4, zorder=4)
+        (self.link_ends,) = ax.plot([], [], "o", ms=3.5, color=REMOVED, zorder=4)
         self.window = LineCollection([], colors=WINDOW, linewidths=2.2, zorder=4)
         self.window_box = LineCollection(
             [], colors=WINDOW, linewidths=1.0, linestyles="--", zorder=4
@@ -209,7 +215,7 @@ class ConvScene:
         )
         ax.set_xlim(-0.5, Wp - 0.5)
         ax.set_ylim(Hp - 0.5, -0.5)
-        _grid_labels(self.lab_in, m.padded, self.grey, norm)
+        _grid_labels(self.lab_in, m.padded, self.grey, norm, rgba=rgba)
         how = {
             "zeros": "invented pixels are 0",
             "reflect": "invented pixels mirror the image",

@@ -17,6 +17,7 @@ from ..interop import accepts_torch
 from ._draw import (
     ERROR,
     FIGURE_WIDTH,
+    INK,
     CellGrid,
     CellLabels,
     Page,
@@ -60,7 +61,7 @@ def weight_blocks(m: GroupsModel, detailed: bool) -> tuple[np.ndarray, np.ndarra
     gap = 1 if detailed else 0
     H = per_in * (kH + gap) - gap
     W = cout * (kW + gap) - gap
-    rgba = np.ones((H, W, 4))
+    rgba = np.zeros((H, W, 4))  # the gaps are transparent: the theme shows through
     owner = np.full((H, W), -1)
     shade = np.indices((kH, kW)).sum(axis=0) % 2  # a faint checker shows the kH x kW cells
     for o in range(cout):
@@ -90,12 +91,8 @@ class GroupsScene:
 
         self.lines = LineCollection([], linewidths=1.2, alpha=0.8)
         self.ax_c.add_collection(self.lines)
-        self.in_nodes = self.ax_c.scatter(
-            [], [], s=40, zorder=3, edgecolors="black", linewidths=0.5
-        )
-        self.out_nodes = self.ax_c.scatter(
-            [], [], s=40, zorder=3, edgecolors="black", linewidths=0.5
-        )
+        self.in_nodes = self.ax_c.scatter([], [], s=40, zorder=3, edgecolors=INK, linewidths=0.5)
+        self.out_nodes = self.ax_c.scatter([], [], s=40, zorder=3, edgecolors=INK, linewidths=0.5)
         self.in_labels = CellLabels(self.ax_c, size=7, cell=None)
         self.out_labels = CellLabels(self.ax_c, size=7, cell=None)
         self.title_c = ax_text(self.ax_c, 0.5, 1.04, va="bottom", ha="center", fontsize=9)
@@ -278,7 +275,7 @@ class GroupsScene:
             self._group_x,
             [y] * m.groups,
             names,
-            [group_color(g) for g in range(m.groups)],
+            INK,  # under its block of the group's colour (coloured text fails on one theme)
         )
 
     def _update_text(self, m: GroupsModel) -> None:

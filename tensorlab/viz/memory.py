@@ -21,6 +21,7 @@ from ._draw import (
     ERROR,
     FIGURE_WIDTH,
     HIGHLIGHT,
+    INK,
     MAX_FIGURE_PX,
     WINDOW,
     CellLabels,
@@ -35,6 +36,7 @@ from ._draw import (
     text_width,
 )
 from ._memory_model import MemoryModel, memory_model
+from ._theme import NOTE_INK
 
 # font sizes (points) of the labels the layout makes room for
 HEAD_SIZE, INFO_SIZE, POSITION_SIZE = 8.0, 7.0, 6.5
@@ -49,8 +51,9 @@ AREA = (
     430.0,
 )  # what memory_layout fills by default (the default figure's picture area)
 SELECTED_FACE = "#d0e7ff"
-SAME_STORAGE_FACE = "#ffffff"
+SAME_STORAGE_FACE = "none"  # the theme shows through: its labels are INK
 OTHER_STORAGE_FACE = "#eef0f2"
+WALK = "#3b82c4"  # the selected step: frame and arcs (4:1 on white and on #111111)
 
 
 def cell_rc(shape: tuple[int, ...], flat: int) -> tuple[int, int]:
@@ -197,15 +200,15 @@ class MemoryScene:
         self.max_height = float(fig.get_size_inches()[1])
         ax = self.ax = fig.add_axes((0.01, 0.30, 0.98, 0.68))
         bare_axes(ax, equal=False)  # the box gets the picture's exact size in pixels
-        self.cells = PolyCollection([], edgecolors="#6c757d", linewidths=0.6, zorder=1)
+        self.cells = PolyCollection([], edgecolors=INK, linewidths=0.6, zorder=1)
         ax.add_collection(self.cells)
-        self.separators = LineCollection([], colors="#212529", linewidths=1.6, zorder=2)
-        self.frame = LineCollection([], colors="#1864ab", linewidths=2.2, zorder=3)
-        self.arcs = LineCollection([], colors="#1864ab", linewidths=1.0, alpha=0.75, zorder=3)
+        self.separators = LineCollection([], colors=INK, linewidths=1.6, zorder=2)
+        self.frame = LineCollection([], colors=WALK, linewidths=2.2, zorder=3)
+        self.arcs = LineCollection([], colors=WALK, linewidths=1.0, alpha=0.75, zorder=3)
         self.ring = LineCollection([], colors=WINDOW, linewidths=2.2, zorder=4)
         for coll in (self.separators, self.frame, self.arcs, self.ring):
             ax.add_collection(coll)
-        (self.heads,) = ax.plot([], [], "v", ms=4, color="#1864ab", alpha=0.85, zorder=3)
+        (self.heads,) = ax.plot([], [], "v", ms=4, color=WALK, alpha=0.85, zorder=3)
         # the box ends at the outermost cell edges: lines drawn on them must not lose their half
         for artist in (self.cells, self.separators, self.frame, self.arcs, self.ring):
             artist.set_clip_on(False)
@@ -272,8 +275,12 @@ class MemoryScene:
         face_lit = mcolors.to_rgba(HIGHLIGHT)
         face_cov = mcolors.to_rgba(COVERED)
 
+        vc, oc = [], []  # label colours: dark on an opaque face, INK where the theme shows
+
         def paint(x: float, y: float, rgba) -> None:
             faces[(float(x), float(y))] = rgba
+            vc.append("black" if rgba[3] > 0 else INK)
+            oc.append("#495057" if rgba[3] > 0 else INK)
 
         for k, step in enumerate(m.steps):
             gx, gy = lay.grid_origin[k]
@@ -326,6 +333,7 @@ class MemoryScene:
                 vx.append(x)
                 vy.append(sy)
                 vt.append(_fmt_value(v))
+                oc.pop()  # storage cells show no offset
                 px.append(x)
                 py.append(sy + lay.position_dy)
                 pt.append(str(p))
@@ -340,11 +348,11 @@ class MemoryScene:
         self.cells.set_facecolors(list(faces.values()))
         self.separators.set_segments(seps)
         self.frame.set_segments(frames)
-        self.values.set_labels(vx, vy, vt)
-        self.offsets.set_labels(ox, oy, ot, "#495057")
-        self.positions.set_labels(px, py, pt, "#868e96")
+        self.values.set_labels(vx, vy, vt, vc)
+        self.offsets.set_labels(ox, oy, ot, oc)
+        self.positions.set_labels(px, py, pt, INK)
         self.titles.set_labels(tx, ty, tt)
-        self.infos.set_labels(ix, iy, it, "#343a40")
+        self.infos.set_labels(ix, iy, it, INK)
         self._update_walk(m, lay)
         c = lay.cell
         used = PAD + lay.height * c + 2 * TEXT_GAP + text_h + PAD
@@ -368,7 +376,7 @@ class MemoryScene:
             bad = [w for w in m.writes if w.error]
             self.error.set(
                 "write failed: " + bad[-1].error if bad else _write_note(m),
-                ERROR if bad else "#5c4d00",
+                ERROR if bad else NOTE_INK,
             )
 
     def _update_walk(self, m: MemoryModel, lay: MemoryLayout) -> None:

@@ -60,11 +60,13 @@ _RAW: dict = {}  # (h, w) -> the scanline buffer, reused between frames
 
 
 def encode_png(canvas) -> bytes:
-    """PNG bytes (RGB, no row filter, zlib level 1) of an Agg canvas that has just been drawn.
+    """PNG bytes (RGBA, no row filter, zlib level 1) of an Agg canvas that has just been drawn.
 
-    Diagrams are mostly flat colour, so unfiltered rows compress as well as PIL's adaptive
-    filters do, and this is about three times faster than ``PIL.Image.save``. The scanlines are
-    written into a buffer kept between frames and compressed in place (no copies).
+    RGBA: the figures' ground is transparent, so the notebook's theme shows through
+    (:mod:`tensorlab.viz._theme`). Diagrams are mostly flat colour, so unfiltered rows compress
+    as well as PIL's adaptive filters do, and this is about three times faster than
+    ``PIL.Image.save``. The scanlines are written into a buffer kept between frames and
+    compressed in place (no copies).
     """
     rgba = np.asarray(canvas.buffer_rgba())
     h, w = rgba.shape[:2]
@@ -72,14 +74,14 @@ def encode_png(canvas) -> bytes:
     if raw is None:
         if len(_RAW) > 8:
             _RAW.clear()
-        raw = _RAW[(h, w)] = np.zeros((h, 1 + 3 * w), np.uint8)  # column 0: filter "None"
-    np.copyto(raw[:, 1:].reshape(h, w, 3), rgba[..., :3])
+        raw = _RAW[(h, w)] = np.zeros((h, 1 + 4 * w), np.uint8)  # column 0: filter "None"
+    np.copyto(raw[:, 1:].reshape(h, w, 4), rgba)
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         crc = zlib.crc32(kind + data) & 0xFFFFFFFF
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
 
-    header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)  # 8-bit RGB, no interlace
+    header = struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0)  # 8-bit RGBA, no interlace
     return (
         b"\x89PNG\r\n\x1a\n"
         + chunk(b"IHDR", header)

@@ -71,7 +71,7 @@ def test_first_start_copies_everything(tmp_path, source):
         assert digest(dest / rel) == digest(source / rel), rel
     marker = json.loads((dest / MARKER).read_text())
     assert marker["files"] == course_files(source)
-    n_lessons = sum(1 for f in report.copied if f.startswith("lessons/"))
+    n_lessons = sum(1 for f in report.copied if f.startswith("lessons/") and f.endswith(".ipynb"))
     assert f"copied {n_lessons} lessons" in report.lines()[0]
 
 

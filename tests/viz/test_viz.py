@@ -84,7 +84,7 @@ def test_cell_labels_stamp_text_where_a_real_text_would_be():
 
     def ink_bbox(fig):
         fig.canvas.draw()
-        a = np.asarray(fig.canvas.buffer_rgba())[..., :3].min(axis=2) < 128
+        a = np.asarray(fig.canvas.buffer_rgba())[..., 3] >= 128  # ink on the transparent ground
         rows, cols = np.nonzero(a)
         return rows.min(), rows.max(), cols.min(), cols.max()
 
@@ -113,7 +113,7 @@ def test_fast_text_matches_text_layout():
 
     def ink(fig):
         fig.canvas.draw()
-        a = np.asarray(fig.canvas.buffer_rgba())[..., :3].min(axis=2) < 128
+        a = np.asarray(fig.canvas.buffer_rgba())[..., 3] >= 128  # ink on the transparent ground
         rows, cols = np.nonzero(a)
         return rows.min(), rows.max(), cols.min(), cols.max()
 
@@ -834,11 +834,11 @@ def test_memory_layout_places_every_cell_once():
 
 
 def _ink(fig):
-    """Display box (pixels, y up) of every pixel drawn darker than the white background."""
+    """Display box (pixels, y up) of every pixel drawn on the (transparent) ground."""
     from matplotlib.transforms import Bbox
 
     fig.canvas.draw()
-    a = np.asarray(fig.canvas.buffer_rgba())[..., :3].min(axis=2) < 250
+    a = np.asarray(fig.canvas.buffer_rgba())[..., 3] > 5
     rows, cols = np.nonzero(a)
     H = a.shape[0]
     return Bbox.from_extents(cols.min(), H - rows.max() - 1, cols.max() + 1, H - rows.min())

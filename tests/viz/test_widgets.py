@@ -509,8 +509,9 @@ def test_png_encoder_round_trips_through_pil():
     fig = memory_figure(chain=".T")
     fig.canvas.draw()
     data = encode_png(fig.canvas)
-    decoded = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
-    np.testing.assert_array_equal(decoded, np.asarray(fig.canvas.buffer_rgba())[..., :3])
+    image = Image.open(io.BytesIO(data))
+    assert image.mode == "RGBA"
+    np.testing.assert_array_equal(np.asarray(image), np.asarray(fig.canvas.buffer_rgba()))
 
 
 # ---------------------------------------------------------------------------------- labels not cut
