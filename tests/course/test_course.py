@@ -324,10 +324,7 @@ PLANNED = {"14_convolution_as_strided_view", "15_transposed_conv_and_pooling", "
 # Lessons whose row the coordinator adds to lesson 00's map when merging their branch (lesson 00
 # belongs to the coordinator): they may be missing from the map until then. Empty this set once
 # the map lists them.
-AWAITING_MAP: set[str] = {
-    "20_modern_cnn_block",
-    "21_subpixel_invariance_kernels_backward",
-}  # not yet in lesson 00
+AWAITING_MAP: set[str] = set()
 
 
 def test_start_here_maps_every_lesson():
