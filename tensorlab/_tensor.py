@@ -863,7 +863,10 @@ _new_object = object.__new__
 
 def _make(storage: UntypedStorage, shape: tuple, stride: tuple, offset: int, dtype) -> Tensor:
     """``Tensor(storage, shape, stride, offset, dtype)`` for arguments already normalised (tuples,
-    an int offset) without the metaclass and ``__init__``: the hot paths' constructor."""
+    an int offset) without the metaclass and ``__init__``: the hot paths' constructor. (In
+    inference mode ``__init__`` is swapped to mark the new tensors: it then runs.)"""
+    if _GRAD.inference:
+        return Tensor(storage, shape, stride, offset, dtype)
     t = _new_object(Tensor)
     t._storage = storage
     t._shape = shape

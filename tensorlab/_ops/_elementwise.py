@@ -243,6 +243,8 @@ def like_strides(t: Tensor) -> tuple[int, ...]:
 
 
 def _partial_overlap(a: Tensor, b: Tensor) -> bool:
+    if not np.may_share_memory(a._storage._array, b._storage._array):
+        return False  # disjoint memory (the common case, decided from the bounds alone)
     if a.numel() == 0 or b.numel() == 0:
         return False
     if not (
@@ -297,6 +299,16 @@ def check_cast(common: D.dtype, out: Tensor, *, cpp: bool = False) -> None:
 
 def write_into(out: Tensor, values: np.ndarray) -> Tensor:
     """Store ``values`` (already computed: no aliasing left) into ``out``'s memory; return ``out``."""
+    dst = out._np_contiguous()
+    if (
+        dst is not None
+        and values.__class__ is np.ndarray
+        and values.base is None  # an op's own result: it shares no memory with ``out``
+        and values.dtype is dst.dtype
+        and values.shape == dst.shape
+    ):
+        dst[...] = values
+        return out
     if out.numel():
         dst = out._np()
         src = np.broadcast_to(cast_array(np.asarray(values), out.dtype), out._shape)
@@ -412,35 +424,45 @@ _FAST_DTYPES = frozenset((D.float32, D.float64, D.int64, D.int32, D.bool_))
 
 def _fast_elementwise(operands, common, kernel, result, shape):
     """The common case of :func:`_elementwise` without its general machinery: every tensor
-    operand is C-contiguous, of dtype ``common`` (no conversion) and of the one shape (no
-    broadcasting), the others Python scalars. The result is then C-contiguous too (PyTorch's
-    ``TensorIterator`` keeps the inputs' layout), made over the kernel's fresh array. None when
-    the case does not apply (the general path then runs)."""
+    operand is C-contiguous, of dtype ``common`` (no conversion), of the result's shape or of a
+    trailing part of it (a bias row), the others Python scalars. The result is then C-contiguous
+    too (PyTorch's ``TensorIterator`` keeps the inputs' layout), made over the kernel's fresh
+    array. None when the case does not apply (the general path then runs)."""
+    if shape is None:
+        shape = ()
+        for x in operands:
+            if isinstance(x, Tensor) and len(x._shape) > len(shape):
+                shape = x._shape
+    else:
+        shape = tuple(shape)
+    nd = len(shape)
     arrays = []
-    tshape = None
+    full = False
     for x in operands:
         if isinstance(x, Tensor):
             if x._dtype is not common:
                 return None
-            if tshape is None:
-                tshape = x._shape
-            elif x._shape != tshape:
-                return None
+            xs = x._shape
+            if xs != shape:
+                if len(xs) > nd or xs != shape[nd - len(xs) :]:
+                    return None
+            else:
+                full = True
             arr = x._np_contiguous()
             if arr is None:
                 return None
             arrays.append(arr)
         else:
             arrays.append(_values(x, common))
-    if tshape is None or (shape is not None and tuple(shape) != tshape):
+    if not full:
         return None
     with np.errstate(all="ignore"):
         values = kernel(*arrays)
-    if type(values) is np.ndarray and values.dtype is result.np and values.shape == tshape:
+    if type(values) is np.ndarray and values.dtype is result.np and values.shape == shape:
         flags = values.flags
         if flags.c_contiguous and flags.owndata and values.size:
             return _adopt(values, result)
-    return from_array(values, result, shape=tshape, stride=L.contiguous_strides(tshape))
+    return from_array(values, result, shape=shape, stride=L.contiguous_strides(shape))
 
 
 def _build(operands: Sequence, common: D.dtype | None, out: Tensor | None, *, cpp: bool = False):

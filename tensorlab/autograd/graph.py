@@ -355,7 +355,12 @@ def accumulate_into(t, grad: np.ndarray) -> None:
             stride = L.contiguous_strides(shape)
         if grad.dtype != t._dtype.np:
             grad = grad.astype(t._dtype.np)
-        t._grad = Tensor._from_array_strided(grad, t._dtype, stride)  # (a copy)
+        if grad.size and grad.shape == shape and stride == L.contiguous_info(shape)[0]:
+            from .._tensor import _adopt
+
+            t._grad = _adopt(np.array(grad, order="C"), t._dtype)  # (a copy of its own)
+        else:
+            t._grad = Tensor._from_array_strided(grad, t._dtype, stride)  # (a copy)
     else:
         dst = t._grad._np()
         dst[...] = dst + grad.astype(dst.dtype, copy=False)
