@@ -79,8 +79,13 @@ def case_makemore(lib, torch):
     rng = np.random.default_rng(0)
     params0 = [
         rng.standard_normal(s).astype(np.float32) * sc
-        for s, sc in (((27, 10), 1.0), ((30, 200), 0.2), ((200,), 0.01), ((200, 27), 0.1),
-                      ((27,), 0.0))  # fmt: skip
+        for s, sc in (
+            ((27, 10), 1.0),
+            ((30, 200), 0.2),
+            ((200,), 0.01),
+            ((200, 27), 0.1),
+            ((27,), 0.0),
+        )  # fmt: skip
     ]
     xs = rng.integers(0, 27, (32, 3))
     ys = rng.integers(0, 27, 32)
