@@ -3,10 +3,12 @@
 ``rnn_tanh``, ``rnn_relu``, ``lstm``, ``gru`` (``torch._VF.*``, what ``nn.RNN``/``nn.LSTM``/
 ``nn.GRU`` call).
 
-They are built from differentiable tensorlab ops (``linear``, ``sigmoid``, ``tanh``, ``chunk``,
-``stack``, ``cat``), so autograd runs back through the time loop with no formula of its own.
+The cells are built from differentiable tensorlab ops (``linear``, ``sigmoid``, ``tanh``,
+``chunk``), so autograd runs back through them with no formula of their own. Each layer and
+direction of the multi-layer loops is one node (:mod:`._rnn_layer`: the same arithmetic in numpy,
+backward through time in one pass); layers are joined by ``dropout``, ``cat`` and ``stack`` ops.
 The arithmetic follows RNN.cpp's CPU path: the input projection of a whole layer is one
-``linear`` over all time steps, each step adds ``linear(h, W_hh, b_hh)``; LSTM gates are
+product over all time steps, each step adds ``linear(h, W_hh, b_hh)``; LSTM gates are
 ``i, f, g, o``; GRU's are ``r, z, n`` with ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))`` and
 ``h' = (h - n) * z + n``.
 """
