@@ -42,6 +42,20 @@ def contiguous_strides(shape: Sequence[int]) -> Stride:
     return tuple(strides)
 
 
+_CONTIG: dict = {}
+
+
+def contiguous_info(shape: tuple[int, ...]) -> tuple[Stride, int]:
+    """``(contiguous_strides(shape), numel(shape))`` for a tuple ``shape``, memoised (the hot
+    paths ask it for the same few shapes again and again)."""
+    info = _CONTIG.get(shape)
+    if info is None:
+        if len(_CONTIG) > 4096:
+            _CONTIG.clear()
+        info = _CONTIG[shape] = (contiguous_strides(shape), numel(shape))
+    return info
+
+
 def is_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
     """PyTorch's contiguity: row-major order, ignoring dims of size 1; empty tensors are contiguous."""
     if numel(shape) == 0:

@@ -284,14 +284,14 @@ class Tensor(metaclass=_TensorMeta):
 
     def _view(self, shape, stride, offset=None) -> Tensor:
         """A new tensor on the same storage with another layout (the heart of every view op)."""
-        out = Tensor(
+        out = _make(
             self._storage,
-            shape,
-            stride,
-            self._offset if offset is None else offset,
+            tuple(shape),
+            tuple(stride),
+            self._offset if offset is None else int(offset),
             self._dtype,
-            base=self._base if self._base is not None else self,
         )
+        out._base = self._base if self._base is not None else self
         vc = self._vc
         out._vc = vc
         out._view_version = vc[0]
@@ -312,8 +312,24 @@ class Tensor(metaclass=_TensorMeta):
             self._storage = grown
         self._shape, self._stride = shape, L.contiguous_strides(shape)
 
+    def _np_contiguous(self) -> np.ndarray | None:
+        """:meth:`_np` for a non-empty tensor with C-contiguous strides (a reshape of its
+        storage: no strided-array construction), else None."""
+        shape = self._shape
+        strides, n = _contig_info(shape)
+        if not n or self._stride != strides:
+            return None
+        arr = self._storage._array
+        off = self._offset
+        if off or arr.shape[0] != n:
+            arr = arr[off : off + n]
+        return arr.reshape(shape)
+
     def _np(self) -> np.ndarray:
         """The numpy array looking at exactly this tensor's elements (shares memory, writable)."""
+        arr = self._np_contiguous()
+        if arr is not None:
+            return arr
         item = self._dtype.itemsize
         if L.numel(self._shape) == 0:
             return np.empty(self._shape, dtype=self._dtype.np)
@@ -849,6 +865,36 @@ def _rebuild(arr, dtype_name, requires_grad):
     t = Tensor._from_array(arr, D._BY_NAME[dtype_name])
     t._requires_grad = bool(requires_grad)
     return t
+
+
+_contig_info = L.contiguous_info
+_new_object = object.__new__
+
+
+def _make(storage: UntypedStorage, shape: tuple, stride: tuple, offset: int, dtype) -> Tensor:
+    """``Tensor(storage, shape, stride, offset, dtype)`` for arguments already normalised (tuples,
+    an int offset) without the metaclass and ``__init__``: the hot paths' constructor. (In
+    inference mode ``__init__`` is swapped to mark the new tensors: it then runs.)"""
+    if _GRAD.inference:
+        return Tensor(storage, shape, stride, offset, dtype)
+    t = _new_object(Tensor)
+    t._storage = storage
+    t._shape = shape
+    t._stride = stride
+    t._offset = offset
+    t._dtype = dtype
+    t._base = None
+    t._vc = [0]
+    return t
+
+
+def _adopt(values: np.ndarray, dtype) -> Tensor:
+    """A tensor over ``values``' memory: a fresh, non-empty, C-contiguous array of ``dtype.np``
+    that owns its data and that nothing else holds (an op's own result)."""
+    shape = values.shape
+    return _make(
+        UntypedStorage(values.reshape(-1), owner=values), shape, _contig_info(shape)[0], 0, dtype
+    )
 
 
 def from_array(

@@ -26,7 +26,8 @@ from .. import _dtype as D
 from .. import _layout as L
 from .._dtype import SCALAR_NAME as _SCALAR_NAME
 from .._dtype import TYPE_NAME as _CPP_NAME
-from .._tensor import Tensor, check_inplace, from_array
+from .._tensor import Tensor, _adopt, check_inplace, from_array
+from ..autograd.grad_mode import STATE as _GRAD
 
 Scalar = builtins.bool | builtins.int | builtins.float
 
@@ -242,6 +243,8 @@ def like_strides(t: Tensor) -> tuple[int, ...]:
 
 
 def _partial_overlap(a: Tensor, b: Tensor) -> bool:
+    if not np.may_share_memory(a._storage._array, b._storage._array):
+        return False  # disjoint memory (the common case, decided from the bounds alone)
     if a.numel() == 0 or b.numel() == 0:
         return False
     if not (
@@ -296,6 +299,16 @@ def check_cast(common: D.dtype, out: Tensor, *, cpp: bool = False) -> None:
 
 def write_into(out: Tensor, values: np.ndarray) -> Tensor:
     """Store ``values`` (already computed: no aliasing left) into ``out``'s memory; return ``out``."""
+    dst = out._np_contiguous()
+    if (
+        dst is not None
+        and values.__class__ is np.ndarray
+        and values.base is None  # an op's own result: it shares no memory with ``out``
+        and values.dtype is dst.dtype
+        and values.shape == dst.shape
+    ):
+        dst[...] = values
+        return out
     if out.numel():
         dst = out._np()
         src = np.broadcast_to(cast_array(np.asarray(values), out.dtype), out._shape)
@@ -378,6 +391,10 @@ def _elementwise(
     ``opmath_second``: when the common dtype is float16 and the second operand has one element,
     PyTorch reads it in float32 without rounding it to float16 first (mul, div, floor_divide).
     """
+    if out is None and common in _FAST_DTYPES:
+        fast = _fast_elementwise(operands, common, kernel, result or common, shape)
+        if fast is not None:
+            return fast
     if shape is None:
         shape = L.broadcast_shapes(*(_shape(x) for x in operands))
     arrays = []
@@ -401,9 +418,62 @@ def _elementwise(
     return from_array(values, result, shape=shape, stride=output_strides(shape, layout_inputs))
 
 
+# dtypes computed in themselves (float16 is computed in float32: not on the fast path)
+_FAST_DTYPES = frozenset((D.float32, D.float64, D.int64, D.int32, D.bool_))
+
+
+def _fast_elementwise(operands, common, kernel, result, shape):
+    """The common case of :func:`_elementwise` without its general machinery: every tensor
+    operand is C-contiguous, of dtype ``common`` (no conversion), of the result's shape or of a
+    trailing part of it (a bias row), the others Python scalars. The result is then C-contiguous
+    too (PyTorch's ``TensorIterator`` keeps the inputs' layout), made over the kernel's fresh
+    array. None when the case does not apply (the general path then runs)."""
+    if shape is None:
+        shape = ()
+        for x in operands:
+            if isinstance(x, Tensor) and len(x._shape) > len(shape):
+                shape = x._shape
+    else:
+        shape = tuple(shape)
+    nd = len(shape)
+    arrays = []
+    full = False
+    for x in operands:
+        if isinstance(x, Tensor):
+            if x._dtype is not common:
+                return None
+            xs = x._shape
+            if xs != shape:
+                if len(xs) > nd or xs != shape[nd - len(xs) :]:
+                    return None
+            else:
+                full = True
+            arr = x._np_contiguous()
+            if arr is None:
+                return None
+            arrays.append(arr)
+        else:
+            arrays.append(_values(x, common))
+    if not full:
+        return None
+    with np.errstate(all="ignore"):
+        values = kernel(*arrays)
+    if type(values) is np.ndarray and values.dtype is result.np and values.shape == shape:
+        flags = values.flags
+        if flags.c_contiguous and flags.owndata and values.size:
+            return _adopt(values, result)
+    return from_array(values, result, shape=shape, stride=L.contiguous_strides(shape))
+
+
 def _build(operands: Sequence, common: D.dtype | None, out: Tensor | None, *, cpp: bool = False):
     """``TensorIterator``'s build: broadcast the shapes; with ``out``, first check overlap, then
     that the broadcast shape is ``out``'s shape and that ``common`` can be cast to its dtype."""
+    if out is None and len(operands) == 2:  # the common cases without the general rule
+        sa, sb = _shape(operands[0]), _shape(operands[1])
+        if sa == sb or not sb:
+            return sa
+        if not sa:
+            return sb
     if out is not None:
         check_inplace(out)
         check_overlap(out, operands)
@@ -493,10 +563,49 @@ def _tensor_then_operand(fname, input, other):
     return input, _operand(other, fname, "other", 2)
 
 
+_FLOATS = frozenset((D.float32, D.float64))
+_NUMBERS = frozenset((D.float32, D.float64, D.int64, D.int32))
+#: op name -> (numpy ufunc, dtypes): the operator's fast path for two tensors of one of those
+#: dtypes, of one shape, C-contiguous, nothing to record. The ufunc gives PyTorch's values there
+#: (add/mul are commutative, so ``__radd__``/``__rmul__`` may use it too).
+FAST_BINARY = {
+    "add": (np.add, _NUMBERS),
+    "sub": (np.subtract, _NUMBERS),
+    "mul": (np.multiply, _NUMBERS),
+    "div": (np.true_divide, _FLOATS),
+}
+
+
+def _fast_binary(fast, a: Tensor, b: Tensor):
+    """``fast``'s ufunc on ``a`` and ``b`` when :data:`FAST_BINARY`'s case holds, else None."""
+    ufunc, dtypes = fast
+    dt = a._dtype
+    if dt is not b._dtype or dt not in dtypes or a._shape != b._shape:
+        return None
+    if _GRAD.enabled and (a.requires_grad or b.requires_grad):
+        return None
+    x = a._np_contiguous()
+    if x is None:
+        return None
+    y = b._np_contiguous()
+    if y is None:
+        return None
+    with np.errstate(all="ignore"):
+        values = ufunc(x, y)
+    if values.__class__ is not np.ndarray or values.dtype is not dt.np:
+        return None  # (not reached for these ufuncs and dtypes)
+    return _adopt(values, dt)
+
+
 def _dunder(fn):
     """Operators return NotImplemented for operands PyTorch would not accept (Python then raises)."""
+    fast = FAST_BINARY.get(fn.__name__)
 
     def method(self, other):
+        if fast is not None and isinstance(other, Tensor):
+            out = _fast_binary(fast, self, other)
+            if out is not None:
+                return out
         if not (isinstance(other, (Tensor, np.ndarray)) or _is_scalar(other)):
             return NotImplemented
         return fn(self, other)

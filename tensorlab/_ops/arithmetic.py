@@ -108,8 +108,23 @@ def _int_pow(x, y):
     return np.where(neg, neg_val, out)
 
 
+_COMMON: dict = {}
+
+
 def _common(a, b) -> D.dtype:
-    return D.result_type(a, b)
+    """``result_type(a, b)``, memoised by what it depends on: each tensor's dtype and whether it
+    has dims, each scalar's type, and the default dtype (errors are raised, never cached)."""
+    key = (
+        (a._dtype, not a._shape) if isinstance(a, Tensor) else type(a),
+        (b._dtype, not b._shape) if isinstance(b, Tensor) else type(b),
+        D._default_float,
+    )
+    r = _COMMON.get(key)
+    if r is None:
+        r = D.result_type(a, b)
+        if len(_COMMON) < 1024:
+            _COMMON[key] = r
+    return r
 
 
 def _sub_check(a, b) -> None:
@@ -136,11 +151,16 @@ def _alpha_check(common: D.dtype, alpha) -> None:
         )
 
 
+_K_ADD1 = _k_add(1, None)  # (alpha 1 does not read the dtype)
+
+
 def _add_impl(fname, a, b, alpha, out: Tensor | None, *, subtract: bool = False) -> Tensor:
     if subtract:
         _sub_check(a, b)
     common = _common(a, b)
     shape = _build((a, b), common, out)
+    if alpha.__class__ is builtins.int and alpha == 1 and not subtract:  # no alpha to check
+        return _elementwise((a, b), common, _K_ADD1, out=out, shape=shape)
     _alpha_check(common, alpha)
     alpha = _py_scalar(alpha)
     if alpha != 1 or subtract:

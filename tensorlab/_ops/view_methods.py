@@ -43,6 +43,17 @@ def view(self, *shape, dtype=None) -> Tensor:
 @tensor_method("_view_shape", function=False)
 @_records_view("ViewBackward0")
 def _view_shape(self, *shape) -> Tensor:
+    dims = shape[0] if len(shape) == 1 and shape[0].__class__ is tuple else shape
+    n = 1
+    for s in dims:  # the common case: sizes given as ints, a contiguous tensor
+        if s.__class__ is not int or s < 0:
+            break
+        n *= s
+    else:
+        strides, total = L.contiguous_info(self._shape)
+        if n == total and total and dims and self._stride == strides:
+            dims = tuple(dims)
+            return self._view(dims, L.contiguous_info(dims)[0])
     if not shape:
         raise TypeError(
             "view() received an invalid combination of arguments - got (), but expected one "

@@ -275,8 +275,16 @@ class Node:
     _n_outputs = 1  # (autograd.Function nodes with several outputs set their own)
 
     def __init__(self, *inputs):
-        self.next_functions = tuple(gradient_edge(t) for t in inputs)
-        self._input_meta = tuple(None if t is None else (t._shape, t._dtype) for t in inputs)
+        edges, meta = [], []
+        for t in inputs:
+            if t is None:
+                edges.append(_NO_EDGE)
+                meta.append(None)
+            else:
+                edges.append(gradient_edge(t))
+                meta.append((t._shape, t._dtype))
+        self.next_functions = tuple(edges)
+        self._input_meta = tuple(meta)
         self._saved: list = []
         self._retained = None  # weakref to the output tensor that called retain_grad()
 
@@ -394,12 +402,22 @@ class NotImplementedNode(Node):
         raise RuntimeError(self.message)
 
 
+_NO_EDGE = (None, 0)
+
+
 def gradient_edge(t) -> tuple:
     """Where the gradient of ``t`` goes: ``(t.grad_fn, 0)``, ``(AccumulateGrad, 0)`` for a leaf
     that requires grad, or ``(None, 0)`` when ``t`` does not require grad."""
-    if t is None or not t.requires_grad:
-        return (None, 0)
-    fn = t.grad_fn
+    if t is None:
+        return _NO_EDGE
+    if t._base is None:  # not a view: no view node to regenerate (the common case)
+        fn = t._grad_fn
+        if fn is None:
+            return (accumulator(t), 0) if t._requires_grad else _NO_EDGE
+    elif not t.requires_grad:
+        return _NO_EDGE
+    else:
+        fn = t.grad_fn
     if fn is not None:
         nr = t.__dict__.get("_output_nr")  # output i of a node with several (autograd.Function)
         return (fn, nr[1] if nr is not None and nr[0] is fn else 0)
@@ -418,9 +436,7 @@ def accumulator(t) -> AccumulateGrad:
 
 def accumulate_into(t, grad: np.ndarray) -> None:
     """``t.grad += grad``, creating ``t.grad`` on first use with ``t``'s dtype and layout."""
-    from .. import _layout as L
-    from .._tensor import Tensor
-
+    Tensor = _tensor_class()
     if isinstance(grad, Tensor):  # a create_graph pass: .grad keeps the gradient's graph
         if t._grad is None:
             t._grad = grad if grad.requires_grad else grad.detach().clone()
@@ -429,6 +445,8 @@ def accumulate_into(t, grad: np.ndarray) -> None:
         return
     grad = np.asarray(grad)
     if t._grad is None:
+        from .. import _layout as L
+
         shape = t._shape
         if L.is_non_overlapping_and_dense(shape, t._stride):
             stride = t._stride
@@ -436,7 +454,12 @@ def accumulate_into(t, grad: np.ndarray) -> None:
             stride = L.contiguous_strides(shape)
         if grad.dtype != t._dtype.np:
             grad = grad.astype(t._dtype.np)
-        t._grad = Tensor._from_array_strided(grad, t._dtype, stride)  # (a copy)
+        if grad.size and grad.shape == shape and stride == L.contiguous_info(shape)[0]:
+            from .._tensor import _adopt
+
+            t._grad = _adopt(np.array(grad, order="C"), t._dtype)  # (a copy of its own)
+        else:
+            t._grad = Tensor._from_array_strided(grad, t._dtype, stride)  # (a copy)
     else:
         dst = t._grad._np()
         dst[...] = dst + grad.astype(dst.dtype, copy=False)
@@ -575,6 +598,8 @@ def _fit(grad, meta, node: Node, index: int) -> np.ndarray:
     """The gradient for an input: its shape (summed if broadcast) and its dtype (PyTorch's
     engine casts each gradient to its input's dtype)."""
     shape, dtype = meta
+    if grad.__class__ is np.ndarray and grad.dtype is dtype.np and grad.shape == shape:
+        return grad  # (the common case: nothing to fit)
     if not isinstance(grad, np.ndarray) and hasattr(grad, "_np"):
         return _fit_tensor(grad, shape, dtype, node, index)
     grad = np.asarray(grad)
@@ -670,7 +695,8 @@ def run_backward(
         while ready:
             node = ready.pop()
             grad = buffers.pop(node, None)
-            if isinstance(grad, list) and (
+            several = grad.__class__ is list
+            if several and (
                 node.__dict__.get("_tensor_hooks")
                 or node._retained is not None
                 or (capture is not None and node in capture)
@@ -679,7 +705,7 @@ def run_backward(
                     "tensorlab: hooks, retain_grad() and autograd.grad(..., inputs=...) on an "
                     "output of a custom Function with several outputs are not supported"
                 )
-            if grad is not None and not isinstance(grad, list):
+            if grad is not None and not several:
                 grad = run_tensor_hooks(node, grad)
                 if capture is not None and node in capture:
                     captured[capture[node]] = grad
@@ -687,7 +713,7 @@ def run_backward(
                     t = node._retained()
                     if t is not None:
                         accumulate_into(t, grad)
-            if isinstance(node, AccumulateGrad):
+            if node.__class__ is AccumulateGrad or isinstance(node, AccumulateGrad):
                 if grad is not None and _wants(accumulate, node.variable):
                     node.accumulate(grad)
                 continue
@@ -697,12 +723,14 @@ def run_backward(
                 grads = node.apply_tensor(grad) if create_graph else node.apply(grad)
                 if not retain_graph:
                     node.release()
+            n_grads = len(grads)
+            meta = node._input_meta
             for i, (nxt, nr) in enumerate(node.next_functions):
                 if nxt is None:
                     continue
-                gi = grads[i] if i < len(grads) else None
+                gi = grads[i] if i < n_grads else None
                 if gi is not None:
-                    gi = _fit(gi, node._input_meta[i], node, i)
+                    gi = _fit(gi, meta[i], node, i)
                     _add_grad(buffers, nxt, nr, gi)
                 deps[nxt] -= 1
                 if deps[nxt] == 0:

@@ -3,20 +3,21 @@
 ``rnn_tanh``, ``rnn_relu``, ``lstm``, ``gru`` (``torch._VF.*``, what ``nn.RNN``/``nn.LSTM``/
 ``nn.GRU`` call).
 
-They are built from differentiable tensorlab ops (``linear``, ``sigmoid``, ``tanh``, ``chunk``,
-``stack``, ``cat``), so autograd runs back through the time loop with no formula of its own.
+The cells are built from differentiable tensorlab ops (``linear``, ``sigmoid``, ``tanh``,
+``chunk``), so autograd runs back through them with no formula of their own. Each layer and
+direction of the multi-layer loops is one node (:mod:`._rnn_layer`: the same arithmetic in numpy,
+backward through time in one pass); layers are joined by ``dropout``, ``cat`` and ``stack`` ops.
 The arithmetic follows RNN.cpp's CPU path: the input projection of a whole layer is one
-``linear`` over all time steps, each step adds ``linear(h, W_hh, b_hh)``; LSTM gates are
+product over all time steps, each step adds ``linear(h, W_hh, b_hh)``; LSTM gates are
 ``i, f, g, o``; GRU's are ``r, z, n`` with ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))`` and
 ``h' = (h - n) * z + n``.
 """
 
 from __future__ import annotations
 
-import functools
-
 from ... import _dtype as D
 from ..._tensor import Tensor
+from ._rnn_layer import layer as _layer
 from .linear import linear
 
 __all__ = [
@@ -166,22 +167,10 @@ def _run(kind, input, hx, params, has_biases, num_layers, dropout, train, bidire
         for d in range(n_dirs):
             idx = layer * n_dirs + d
             w_ih, w_hh, b_ih, b_hh, w_hr = groups[idx]
-            steps = linear(layer_input, w_ih, b_ih).unbind(0)
-            order = range(len(steps) - 1, -1, -1) if d == 1 else range(len(steps))
-            h = h0[idx]
-            c = c0[idx] if is_lstm else None
-            seq = [None] * len(steps)
-            for t in order:
-                if is_lstm:
-                    h, c = _lstm_step(steps[t], h, c, w_hh, b_hh, w_hr)
-                elif kind == "gru":
-                    h = _gru_step(steps[t], h, w_hh, b_hh)
-                else:
-                    h = _simple_step(steps[t], h, w_hh, b_hh, relu=kind == "rnn_relu")
-                seq[t] = h
-            outs.append(_stack(seq, 0))
-            if onednn and outs[-1].grad_fn is not None:
-                outs[-1].grad_fn.__class__ = _onednn_layer_node(type(outs[-1].grad_fn))
+            name = "MkldnnRnnLayerBackward0" if onednn else "StackBackward0"
+            y, h, c = _layer(kind, layer_input, h0[idx], c0[idx] if is_lstm else None,
+                             w_ih, w_hh, b_ih, b_hh, w_hr, d == 1, name)  # fmt: skip
+            outs.append(y)
             h_n.append(h)
             if is_lstm:
                 c_n.append(c)
@@ -239,12 +228,6 @@ def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectiona
 
 
 _WARNED: list = []
-
-
-@functools.lru_cache(maxsize=1)
-def _onednn_layer_node(stack_node: type) -> type:
-    """The stack node under torch's name for a oneDNN LSTM layer (same backward)."""
-    return type("MkldnnRnnLayerBackward0", (stack_node,), {"__module__": stack_node.__module__})
 
 
 def gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
