@@ -136,6 +136,9 @@ class MetaTensor(Tensor):
     def is_cpu(self) -> bool:
         return False
 
+    def _np_contiguous(self):
+        return None  # (the fast paths step aside: the general path knows meta)
+
     def _np(self):
         if L.numel(self._shape) == 0:
             return np.empty(self._shape, dtype=self._dtype.np)
@@ -240,6 +243,7 @@ class MetaTensor(Tensor):
 # ``type(t)`` prints as torch's does (``<class 'tensorlab.Tensor'>``), as for a ``Parameter``
 MetaTensor.__name__ = MetaTensor.__qualname__ = "Tensor"
 MetaTensor.__module__ = "tensorlab"
+MetaStorage._tensor_class = MetaTensor  # (``_tensor._make`` builds views of meta tensors)
 
 
 def _rebuild_meta(shape, stride, dtype_name, requires_grad):

@@ -868,6 +868,7 @@ def _rebuild(arr, dtype_name, requires_grad):
 
 
 _contig_info = L.contiguous_info
+UntypedStorage._tensor_class = Tensor  # what ``_make`` builds over it (meta storages: meta tensors)
 _new_object = object.__new__
 
 
@@ -877,7 +878,7 @@ def _make(storage: UntypedStorage, shape: tuple, stride: tuple, offset: int, dty
     inference mode ``__init__`` is swapped to mark the new tensors: it then runs.)"""
     if _GRAD.inference:
         return Tensor(storage, shape, stride, offset, dtype)
-    t = _new_object(Tensor)
+    t = _new_object(storage._tensor_class)  # (a meta storage makes meta tensors)
     t._storage = storage
     t._shape = shape
     t._stride = stride

@@ -213,7 +213,8 @@ _KERNEL_CHECKS = (
 
 def _run(fn, args, kwargs, tensors, ren, inplace, nearby):
     table = {id(t): _standin(t, ren, inplace, nearby) for t in tensors}
-    back = {id(s): t for t, s in ((t, table[id(t)]) for t in tensors)}
+    # (the stand-ins are kept in ``back`` so that no later object can take one of their ids)
+    back = {id(s): (s, t) for t, s in ((t, table[id(t)]) for t in tensors)}
     r = fn(*_swap(args, table), **{k: _swap(v, table) for k, v in kwargs.items()})
     return r, back
 
@@ -264,15 +265,21 @@ def _matmul_check(name: str, a: Tensor, b: Tensor) -> None:
         )
 
 
+def _original(back, r):
+    """The meta tensor whose stand-in ``r`` is (None if ``r`` is a new tensor)."""
+    entry = back.get(id(r))
+    return entry[1] if entry is not None and entry[0] is r else None
+
+
 def _result(r, back, ren, tensors, shape, inplace):
     if isinstance(r, tuple):
         items = [_result(x, back, ren, tensors, None, inplace) for x in r]
         return type(r)(*items) if hasattr(r, "_fields") or type(r) is not tuple else tuple(items)
     if not isinstance(r, Tensor):
         return r
-    real = back.get(id(r))
-    if real is None and r._base is not None:
-        real = back.get(id(r._base)) if r._shape == r._base._shape else None
+    real = _original(back, r)
+    if real is None and r._base is not None and r._shape == r._base._shape:
+        real = _original(back, r._base)
     if real is not None:
         if inplace:
             real._vc[0] += 1
