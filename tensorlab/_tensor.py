@@ -706,7 +706,12 @@ class Tensor(metaclass=_TensorMeta):
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.is_leaf:
             return
-        self.grad_fn._retained = weakref.ref(self)
+        fn = self.grad_fn
+        nr = _output_index(self, fn)
+        if nr is None:
+            fn._retained = weakref.ref(self)
+        else:  # one of several outputs (a custom Function's, a recurrent layer's)
+            fn.__dict__.setdefault("_output_retained", {})[nr] = weakref.ref(self)
         self._retains_grad = True
 
     def register_hook(self, hook: Callable):
@@ -718,8 +723,13 @@ class Tensor(metaclass=_TensorMeta):
         from .utils.hooks import RemovableHandle
 
         fn = self.grad_fn
-        owner = self if fn is None else fn
-        hooks = owner.__dict__.setdefault("_backward_hooks" if fn is None else "_tensor_hooks", {})
+        nr = None if fn is None else _output_index(self, fn)
+        if nr is not None:  # one of several outputs: its hooks are kept under its index
+            hooks = fn.__dict__.setdefault("_output_hooks", {}).setdefault(nr, {})
+        else:
+            owner = self if fn is None else fn
+            key = "_backward_hooks" if fn is None else "_tensor_hooks"
+            hooks = owner.__dict__.setdefault(key, {})
         handle = RemovableHandle(hooks)
         hooks[handle.id] = hook
         return handle
@@ -868,6 +878,16 @@ def _rebuild(arr, dtype_name, requires_grad):
 
 
 _contig_info = L.contiguous_info
+
+
+def _output_index(t: Tensor, fn) -> int | None:
+    """Which output of ``fn`` (a node with several outputs) ``t`` is; None for a node with one."""
+    if getattr(fn, "_n_outputs", 1) == 1:
+        return None
+    nr = t.__dict__.get("_output_nr")
+    return nr[1] if nr is not None and nr[0] is fn else 0
+
+
 UntypedStorage._tensor_class = Tensor  # what ``_make`` builds over it (meta storages: meta tensors)
 _new_object = object.__new__
 

@@ -696,15 +696,15 @@ def run_backward(
             node = ready.pop()
             grad = buffers.pop(node, None)
             several = grad.__class__ is list
-            if several and (
-                node.__dict__.get("_tensor_hooks")
-                or node._retained is not None
-                or (capture is not None and node in capture)
-            ):
-                raise NotImplementedError(
-                    "tensorlab: hooks, retain_grad() and autograd.grad(..., inputs=...) on an "
-                    "output of a custom Function with several outputs are not supported"
-                )
+            if several:
+                if capture is not None and node in capture:
+                    raise NotImplementedError(
+                        "tensorlab: autograd.grad(..., inputs=...) on an output of a node with "
+                        "several outputs (a custom Function's, a recurrent layer's) is not "
+                        "supported"
+                    )
+                if "_output_hooks" in node.__dict__ or "_output_retained" in node.__dict__:
+                    grad = _per_output_hooks(node, grad)
             if grad is not None and not several:
                 grad = run_tensor_hooks(node, grad)
                 if capture is not None and node in capture:
@@ -740,6 +740,24 @@ def run_backward(
     return captured
 
 
+def _per_output_hooks(node: Node, grads: list) -> list:
+    """A node with several outputs keeps each output's hooks and ``retain_grad()`` under the
+    output's index (``Tensor.register_hook``/``retain_grad``): run them on that output's part."""
+    hooks = node.__dict__.get("_output_hooks", {})
+    retained = node.__dict__.get("_output_retained", {})
+    out = list(grads)
+    for i, g in enumerate(out):
+        if g is None:
+            continue
+        if hooks.get(i):
+            g = out[i] = _run_hooks(hooks[i], g)
+        ref = retained.get(i)
+        t = ref() if ref is not None else None
+        if t is not None:
+            accumulate_into(t, g)
+    return out
+
+
 def run_tensor_hooks(node: Node, grad: np.ndarray) -> np.ndarray:
     """The hooks ``Tensor.register_hook`` put on the tensor whose gradient reaches ``node`` (a
     leaf's hooks live on the leaf, a result's on its grad_fn), in registration order: each sees
@@ -750,6 +768,10 @@ def run_tensor_hooks(node: Node, grad: np.ndarray) -> np.ndarray:
         hooks = node.__dict__.get("_tensor_hooks")
     if not hooks:
         return grad
+    return _run_hooks(hooks, grad)
+
+
+def _run_hooks(hooks: dict, grad):
     from .. import _dtype as D
     from .._tensor import Tensor
 
