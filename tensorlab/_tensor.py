@@ -320,6 +320,8 @@ class Tensor(metaclass=_TensorMeta):
         if not n or self._stride != strides:
             return None
         arr = self._storage._array
+        if arr.dtype is not self._dtype.np:
+            return None  # a view as another dtype (``view(dtype)``): the general path
         off = self._offset
         if off or arr.shape[0] != n:
             arr = arr[off : off + n]
