@@ -167,6 +167,12 @@ class _Reader:
         self.sel = selectors.DefaultSelector()
         self.sel.register(proc.stdout, selectors.EVENT_READ)
         self.forged = 0
+        self.eof = False  # the process closed its output: it died (its exit may not be reaped yet)
+
+    def died(self) -> bool:
+        """Did the process die (rather than hang)? Its output's end says so before ``poll()``
+        can: bwrap and the kernel may not have reaped it yet."""
+        return self.eof or self.proc.poll() is not None
 
     def next(self, timeout: float) -> dict | None:
         """The next signed message; None at a timeout or when the process is gone."""
@@ -187,6 +193,7 @@ class _Reader:
                 return None
             chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
             if not chunk:
+                self.eof = True
                 return None
             self.buf += chunk
 
@@ -287,7 +294,7 @@ def run(spawn, cells: list, questions: list, budget, cell_timeout: float, early=
             for i, _, _ in runs if not again else ():
                 msg = reader.next(min(cell_timeout, budget()))
                 if msg is None or msg.get("ev") != "cell" or msg.get("i") != i:
-                    out.poisoned[i] = "timeout" if proc.poll() is None else "kernel_died"
+                    out.poisoned[i] = "kernel_died" if reader.died() else "timeout"
                     again = True
                     break
                 for where, what in msg.get("events") or []:
@@ -320,7 +327,7 @@ def run(spawn, cells: list, questions: list, budget, cell_timeout: float, early=
                 start = reader.next(min(cell_timeout, budget()))
                 msg = reader.next(min(cell_timeout, budget())) if start is not None else None
                 if msg is None or msg.get("ev") != "answer" or msg.get("qid") != current:
-                    if proc.poll() is None:
+                    if not reader.died():
                         out.failed[current] = (
                             "timeout",
                             "calling your answer did not finish within the time limit",
