@@ -12,22 +12,9 @@ from ... import _dtype as D
 from ..._tensor import Tensor
 from ._util import check_tensor
 
-_C_TYPE = {  # the C++ type names torch's messages print
-    "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16",
-    "float32": "float",
-    "float64": "double",
-    "int64": "long int",
-    "int32": "int",
-    "int16": "short int",
-    "int8": "signed char",
-    "uint8": "unsigned char",
-    "bool": "bool",
-}
-
 
 def _type_name(t: Tensor) -> str:
-    return _C_TYPE.get(t.dtype.name, t.dtype.name)
+    return D.TYPE_NAME.get(t.dtype.name, t.dtype.name)  # the C++ names torch's messages print
 
 
 def _check(query: Tensor, key: Tensor, value: Tensor, attn_mask, dropout_p: float, is_causal):
