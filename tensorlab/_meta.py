@@ -219,16 +219,7 @@ class MetaTensor(Tensor):
         return self._copy_as(dtype, fmt, "ToCopyBackward0")
 
     def _copy_as(self, dtype, fmt, node: str):
-        from ._tensor import _format_strides, preserve_format
-
-        if fmt is None or fmt is preserve_format:
-            stride = L.preserve_strides(self._shape, self._stride)
-        else:
-            stride = _format_strides(self._shape, fmt)
-        out = empty(self._shape, dtype, stride)
-        if dtype.is_floating_point:
-            record(out, node, self)
-        return out
+        return _meta_copy(self, dtype, fmt, node)
 
     def clone(self, *, memory_format=None):
         from ._tensor import _check_memory_format
@@ -277,19 +268,24 @@ def like(t: Tensor, dtype: D.dtype | None = None) -> MetaTensor:
     return empty(t._shape, dtype or t._dtype, L.preserve_strides(t._shape, t._stride))
 
 
-def to_meta(t: Tensor, dtype: D.dtype | None = None, fmt=None) -> Tensor:
-    """``t.to('meta')`` for a cpu tensor: same shape, dtype (or ``dtype``) and memory order."""
+def _meta_copy(t: Tensor, dtype: D.dtype, fmt, node: str) -> Tensor:
+    """A meta copy of ``t`` (cpu or meta) as ``dtype`` in memory format ``fmt`` (None or
+    ``preserve_format``: ``t``'s own order), recorded as ``node``."""
     from ._tensor import _format_strides, preserve_format
 
-    dtype = t._dtype if dtype is None else dtype
     if fmt is None or fmt is preserve_format:
         stride = L.preserve_strides(t._shape, t._stride)
     else:
         stride = _format_strides(t._shape, fmt)
     out = empty(t._shape, dtype, stride)
     if dtype.is_floating_point:
-        record(out, "ToCopyBackward0", t)
+        record(out, node, t)
     return out
+
+
+def to_meta(t: Tensor, dtype: D.dtype | None = None, fmt=None) -> Tensor:
+    """``t.to('meta')`` for a cpu tensor: same shape, dtype (or ``dtype``) and memory order."""
+    return _meta_copy(t, t._dtype if dtype is None else dtype, fmt, "ToCopyBackward0")
 
 
 # ---------------------------------------------------------------------------------------------
