@@ -886,8 +886,7 @@ def _output_index(t: Tensor, fn) -> int | None:
     """Which output of ``fn`` (a node with several outputs) ``t`` is; None for a node with one."""
     if getattr(fn, "_n_outputs", 1) == 1:
         return None
-    nr = t.__dict__.get("_output_nr")
-    return nr[1] if nr is not None and nr[0] is fn else 0
+    return _graph.gradient_edge(t)[1]
 
 
 UntypedStorage._tensor_class = Tensor  # what ``_make`` builds over it (meta storages: meta tensors)
